@@ -1,0 +1,34 @@
+"""Atomic file output: a reader never sees a half-written file, and a failed build leaves none."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path | str) -> Iterator[Path]:
+    """Yield a temporary path beside `target`; move it over `target` only if the block succeeds."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_bytes(target: Path | str, data: bytes) -> None:
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text(target: Path | str, text: str) -> None:
+    write_bytes(target, text.encode("utf-8"))

@@ -1,0 +1,30 @@
+"""Unit conversion in one place: every length in cardgen's data is in millimetres.
+
+PDF and SVG user units are points (1/72 inch); raster sizes are pixels at a given DPI.
+"""
+
+from __future__ import annotations
+
+MM_PER_INCH = 25.4
+PT_PER_INCH = 72.0
+
+
+def mm_to_pt(mm: float) -> float:
+    return mm * PT_PER_INCH / MM_PER_INCH
+
+
+def pt_to_mm(pt: float) -> float:
+    return pt * MM_PER_INCH / PT_PER_INCH
+
+
+def mm_to_px(mm: float, dpi: float) -> int:
+    """Whole pixels covering `mm` at `dpi` (rounded to nearest, as print services count)."""
+    return int(round(mm * dpi / MM_PER_INCH))
+
+
+def px_to_mm(px: float, dpi: float) -> float:
+    return px * MM_PER_INCH / dpi
+
+
+def inch_to_mm(inch: float) -> float:
+    return inch * MM_PER_INCH
