@@ -1,0 +1,1 @@
+"""One module per `cardgen` command, each exposing `command` (a click command)."""

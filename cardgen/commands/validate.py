@@ -1,0 +1,41 @@
+"""`cardgen validate`: check a version's data; exit 0 clean (warnings allowed), 1 problems, 2 unusable."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..validate import validate
+from .common import format_option, game_option, snapshot_from, version_option
+
+
+@click.command(name="validate")
+@game_option
+@version_option
+@format_option
+@click.option("--strict", is_flag=True, help="Treat warnings as problems (exit 1).")
+@click.pass_context
+def command(ctx, game, version, fmt, strict):
+    """Check a game version: references, counts, rules, and the game's own checks."""
+    project, snapshot = snapshot_from(ctx, game, version)
+    findings = validate(project, snapshot)
+    errors = [f for f in findings if f.severity == "error"]
+    warnings = [f for f in findings if f.severity == "warning"]
+    if fmt == "json":
+        click.echo(json.dumps({
+            "game": snapshot.game.id,
+            "version": snapshot.version,
+            "errors": len(errors),
+            "warnings": len(warnings),
+            "findings": [f.to_json() for f in findings],
+        }, indent=2, ensure_ascii=False))
+    else:
+        for f in findings:
+            click.echo(str(f), err=False)
+        total = sum(c.count for c in snapshot.cards)
+        click.echo(
+            f"{snapshot.game.name} {snapshot.version}: {len(snapshot.cards)} different cards, {total} printed; "
+            f"{len(errors)} error(s), {len(warnings)} warning(s)"
+        )
+    ctx.exit(1 if errors or (strict and warnings) else 0)

@@ -1,0 +1,99 @@
+"""Errors and findings that carry a source location.
+
+Every problem a user can cause is reported as one line `file:line:column: message`, never as a
+traceback. `InputError` stops the pipeline (exit 2); `Finding`s are collected by the validator
+(errors -> exit 1, warnings are allowed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A place in a source file (1-based line and column; 0 means unknown)."""
+
+    file: Path
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        where = display_path(self.file)
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        return where
+
+
+def display_path(path: Path) -> str:
+    """Paths relative to the working directory when possible: shorter and clickable."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+class CardgenError(Exception):
+    """Base for errors shown to the user as one line, without a traceback."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, loc: Loc | None = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+
+    def __str__(self) -> str:
+        return f"{self.loc}: {self.message}" if self.loc else self.message
+
+
+class InputError(CardgenError):
+    """Unusable input: the pipeline cannot go on (exit code 2)."""
+
+
+class InputErrors(CardgenError):
+    """Several independent input problems found in one pass (exit code 2)."""
+
+    def __init__(self, errors: list[CardgenError]):
+        super().__init__(f"{len(errors)} problem(s) in the input")
+        self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+class BuildError(CardgenError):
+    """A build step failed for a reason the user can fix (exit code 1)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One validator result."""
+
+    severity: str  # "error" | "warning"
+    code: str  # stable kebab-case identifier, e.g. "deck-count"
+    message: str
+    loc: Loc | None = None
+    card: str | None = None
+    extra: dict = field(default_factory=dict, compare=False)
+
+    def __str__(self) -> str:
+        where = f"{self.loc}: " if self.loc else ""
+        card = f" [card {self.card}]" if self.card else ""
+        return f"{where}{self.severity}: {self.message}{card} ({self.code})"
+
+    def to_json(self) -> dict:
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "file": display_path(self.loc.file) if self.loc else None,
+            "line": self.loc.line if self.loc else None,
+            "column": self.loc.column if self.loc else None,
+            "card": self.card,
+        }

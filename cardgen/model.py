@@ -1,0 +1,306 @@
+"""The data format, as typed models: what `game.yml` and each version file may contain.
+
+These models are the single definition of the format: they validate the YAML (with precise
+messages mapped back to file:line:column by `config_errors`), and `cardgen schema` exports them
+as JSON Schema for editors. What a game means by its fields, effects and rules is declared by
+the game itself (`card_types`, `effects`, `rules`), so the core never knows about metals or swords.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import InputError, InputErrors
+from .yamlsource import Document, type_name
+
+Colour = str  # "#rrggbb"; checked by the validator
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Open(BaseModel):
+    """Entries whose extra keys are declared by the game (card fields, effect parameters)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# --- game.yml ---------------------------------------------------------------------------------
+
+ValueType = Literal["int", "number", "str", "text", "bool", "enum", "icon", "symbol", "card_type", "list"]
+
+
+class ValueSpec(Strict):
+    """The type of a card field, an effect parameter or a rule value."""
+
+    type: ValueType = Field(description="Kind of value.")
+    label: str | None = Field(None, description="Human name, used in the rulebook and diffs.")
+    description: str | None = None
+    required: bool = Field(False, description="Must every card/effect give it?")
+    default: Any = None
+    min: float | None = None
+    max: float | None = None
+    values: dict[str, str] | None = Field(
+        None, description="For type enum: allowed values, each with the sentence that explains it."
+    )
+    of: str | None = Field(
+        None, description="For symbol: the symbol kind allowed; for list: the type of the items."
+    )
+    nullable: bool = Field(False, description="May the value be null (the rule does not exist)?")
+    warn_if_empty: str | None = Field(
+        None, description="For rules: warning shown when the value is null or empty."
+    )
+
+
+class Size(Strict):
+    width_mm: float = Field(gt=0)
+    height_mm: float = Field(gt=0)
+
+
+SizeRef = Union[str, Size]
+
+
+class CardType(Strict):
+    """A kind of printed component: a card, token, coin, board or map."""
+
+    label: str
+    colour: Colour = "#444444"
+    deck: str = Field(description="Key of the deck (in `decks`) the component belongs to.")
+    template: str = Field(description="Face template, relative to templates/<game>/.")
+    size: SizeRef | None = Field(None, description="Named size or explicit size; default: the game's card_size.")
+    shape: Literal["rect", "circle"] = "rect"
+    fields: dict[str, ValueSpec] = Field(default_factory=dict)
+    effects: bool = Field(False, description="May cards of this type carry effects?")
+    per_player: int | None = Field(None, description="Components of this type per player (set-up).")
+
+
+class Deck(Strict):
+    name: str
+    back: str | None = Field(None, description="Back template, relative to templates/<game>/; null = blank back.")
+    colour: Colour = "#333333"
+    art: str | None = None
+
+
+class EffectKind(Strict):
+    """One word of the game's effect vocabulary."""
+
+    summary: str = Field(description="What the effect does, for the rulebook's effect list.")
+    text: str = Field(
+        description="Jinja2 sentence printed on the card; parameters by name, icon('name') inlines an icon."
+    )
+    params: dict[str, ValueSpec] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list, description="Free labels that plug-in checks look for.")
+
+
+class Players(Strict):
+    min: int = Field(ge=1)
+    max: int = Field(ge=1)
+
+
+class Fonts(Strict):
+    title: str = "Cinzel"
+    body: str = "Alegreya Sans"
+
+
+class GameFile(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str
+    tagline: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    players: Players
+    play_time: str | None = None
+    language: str = "en"
+    default_version: str
+    card_size: SizeRef = "poker"
+    bleed_mm: float = Field(3.0, ge=0, le=10)
+    fonts: Fonts = Field(default_factory=Fonts)
+    sizes: dict[str, Size] = Field(default_factory=dict, description="Extra named sizes for this game.")
+    card_types: dict[str, CardType]
+    decks: dict[str, Deck]
+    effects: dict[str, EffectKind] = Field(default_factory=dict)
+    rules: dict[str, ValueSpec] = Field(default_factory=dict)
+    plugin: str | None = Field(None, description="Python file beside game.yml with extra checks.")
+    rulebook: str | None = Field(None, description="Rulebook template, relative to templates/<game>/.")
+    credits: list[str] = Field(default_factory=list)
+
+
+# --- a version file ---------------------------------------------------------------------------
+
+
+class Symbol(Strict):
+    """A named thing that cards and effects refer to (a metal, a suit, a colour...)."""
+
+    kind: str | None = None
+    name: str | None = None
+    colour: Colour | None = None
+    icon: str | None = None
+    rarity: str | None = None
+    inert: bool | None = Field(None, description="True: no effect may be tied to this symbol.")
+    any: bool | None = Field(None, description="True: stands for any symbol of its kind.")
+    description: str | None = None
+
+
+class EffectEntry(Open):
+    do: str = Field(description="Effect kind, a key of the game's `effects`.")
+    when: str | None = Field(None, description="Symbol that triggers the effect (or an 'any' symbol).")
+
+
+class CardEntry(Open):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    type: str
+    name: str
+    count: int = Field(1, ge=0, le=10_000)
+    art: str | None = None
+    flavour: str | None = None
+    effects: list[EffectEntry] = Field(default_factory=list)
+    note: str | None = Field(None, description="Designer's note on this card (not printed).")
+
+
+class CardOverride(Open):
+    id: str
+    type: str | None = None
+    name: str | None = None
+    count: int | None = Field(None, ge=0, le=10_000)
+    art: str | None = None
+    flavour: str | None = None
+    effects: list[EffectEntry] | None = None
+    note: str | None = None
+
+
+class Claim(Strict):
+    """A statement of the designer's about counts, checked against the data."""
+
+    deck: str | None = None
+    total: int | None = None
+    symbol: str | None = None
+    field: str | None = Field(None, description="Card field holding the symbol (for symbol claims).")
+    count: int | None = None
+    share: str | None = Field(None, pattern=r"^\d+/\d+$")
+    says: str | None = Field(None, description="The designer's words this claim comes from.")
+
+
+class Feedback(Strict):
+    language: str = "en"
+    positive: list[str] = Field(default_factory=list)
+    negative: list[str] = Field(default_factory=list)
+    ideas: list[str] = Field(default_factory=list)
+
+
+class Notes(Strict):
+    changes: list[str] = Field(default_factory=list, description="The designer's change notes.")
+    feedback: Feedback | None = None
+    choices: list[str] = Field(default_factory=list, description="Authoring choices where the seed is silent.")
+    problems: list[str] = Field(default_factory=list, description="Known problems of this version.")
+
+
+class VersionFile(Strict):
+    extends: str | None = None
+    title: str | None = None
+    date: str | None = None
+    summary: str | None = None
+    style: dict[str, Any] = Field(
+        default_factory=dict, description="Presentation settings read by the templates (inherited, key by key)."
+    )
+    rules: dict[str, Any] = Field(default_factory=dict)
+    symbols: dict[str, Symbol] = Field(default_factory=dict)
+    cards: list[CardEntry] = Field(default_factory=list)
+    override: list[CardOverride] = Field(default_factory=list)
+    remove: list[str] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    notes: Notes = Field(default_factory=Notes)
+
+
+# --- validation with locations ----------------------------------------------------------------
+
+
+def parse_model(model: type[BaseModel], doc: Document) -> BaseModel:
+    """Validate a document against a model; every problem becomes a file:line:column line."""
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        errors = [config_error(model, doc, err) for err in exc.errors()]
+        raise InputErrors(errors) if len(errors) > 1 else errors[0] from None
+
+
+def config_error(model: type[BaseModel], doc: Document, err: dict) -> InputError:
+    path = tuple(p for p in err["loc"] if not (isinstance(p, str) and _is_union_tag(p)))
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        key = path[-1]
+        allowed = _allowed_keys(model, path[:-1])
+        hint = f"; expected one of: {', '.join(allowed)}" if allowed else ""
+        return InputError(f"unknown key '{key}'{hint}", doc.loc(*path, "__key__"))
+    if kind == "missing":
+        return InputError(f"missing required key '{path[-1]}'", doc.loc(*path[:-1]))
+    value = err.get("input")
+    found = f", found {type_name(value)}" + (f" {value!r}" if isinstance(value, (str, int, float)) else "")
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return InputError(f"{where}: {_expected(err)}{found}", doc.loc(*path))
+
+
+def _expected(err: dict) -> str:
+    msg = err["msg"]
+    msg = msg[0].lower() + msg[1:]
+    return msg.replace("input should be", "expected").replace("should be", "expected")
+
+
+def _is_union_tag(p: str) -> bool:
+    return p in {"str", "Size", "int", "float", "list[str]"} or p.startswith(("function-", "constrained-"))
+
+
+def _allowed_keys(model: type[BaseModel], path: tuple) -> list[str]:
+    """Walk the model along `path` to list the keys allowed where an unknown key was found."""
+    current: Any = model
+    for part in path:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if fields is None or part not in fields:
+            # inside a dict[str, Model]: the key is a name chosen by the user
+            current = _dict_value_model(current)
+            if current is None:
+                return []
+            continue
+        current = _inner_model(fields[part].annotation)
+        if current is None:
+            return []
+    fields = getattr(current, "model_fields", None)
+    return sorted(fields) if fields else []
+
+
+def _inner_model(annotation: Any) -> Any:
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    if typing.get_origin(annotation) is dict:
+        return ("dict", _inner_model(typing.get_args(annotation)[1]))
+    return None
+
+
+def _dict_value_model(current: Any) -> Any:
+    if isinstance(current, tuple) and current[0] == "dict":
+        return current[1]
+    return None
+
+
+def json_schemas() -> dict[str, dict]:
+    """JSON Schemas for the two file kinds, for `cardgen schema` and the editors' language server."""
+    return {
+        "game": _schema(GameFile, "cardgen game.yml"),
+        "version": _schema(VersionFile, "cardgen version file"),
+    }
+
+
+def _schema(model: type[BaseModel], title: str) -> dict:
+    schema = model.model_json_schema()
+    schema["title"] = title
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

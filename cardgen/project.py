@@ -1,0 +1,98 @@
+"""Finding a cardgen project and its games, the way MkDocs finds mkdocs.yml.
+
+A project is a folder with a `cardgen.yml`; it holds one or more games under `card_data/`,
+their versions under `versions/`, and shared `templates/`, `icons/` and `fonts/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from . import model, yamlsource
+from .errors import InputError, Loc
+
+PROJECT_FILE = "cardgen.yml"
+
+
+class ProjectFile(model.Strict):
+    default_game: str | None = Field(None, description="Game used when --game is left out.")
+    build_dir: str = "build"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    config: ProjectFile
+
+    @property
+    def card_data(self) -> Path:
+        return self.root / "card_data"
+
+    @property
+    def versions_dir(self) -> Path:
+        return self.root / "versions"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def icons_dir(self) -> Path:
+        return self.root / "icons"
+
+    @property
+    def fonts_dir(self) -> Path:
+        return self.root / "fonts"
+
+    @property
+    def build_dir(self) -> Path:
+        return self.root / self.config.build_dir
+
+    def game_ids(self) -> list[str]:
+        if not self.card_data.is_dir():
+            return []
+        return sorted(p.parent.name for p in self.card_data.glob("*/game.yml"))
+
+    def game_dir(self, game_id: str | None) -> Path:
+        game_id = game_id or self.config.default_game
+        games = self.game_ids()
+        if game_id is None:
+            if len(games) == 1:
+                game_id = games[0]
+            else:
+                raise InputError(
+                    f"no --game given and no default_game in {PROJECT_FILE}; games: {', '.join(games) or 'none'}"
+                )
+        if game_id not in games:
+            raise InputError(
+                f"no game '{game_id}' in {self.card_data} (expected one of: {', '.join(games) or 'none'})"
+            )
+        return self.card_data / game_id
+
+
+def find_project(start: Path | None = None) -> Project:
+    """The nearest folder at or above `start` holding cardgen.yml."""
+    start = Path(start or Path.cwd()).resolve()
+    if start.is_file():
+        start = start.parent
+    for folder in (start, *start.parents):
+        candidate = folder / PROJECT_FILE
+        if candidate.is_file():
+            return load_project(folder)
+    raise InputError(
+        f"no {PROJECT_FILE} found in {start} or any folder above it "
+        "(run inside a cardgen project, pass --project PATH, or start one with `cardgen new NAME`)"
+    )
+
+
+def load_project(root: Path) -> Project:
+    root = Path(root).resolve()
+    file = root / PROJECT_FILE
+    if not file.is_file():
+        raise InputError(f"not a cardgen project: {file} does not exist", Loc(file))
+    doc = yamlsource.load(file)
+    config = model.parse_model(ProjectFile, doc)
+    return Project(root, config)

@@ -1,0 +1,347 @@
+"""Fit rich card text (styled text and inline icons) into a box, so it never leaves the box.
+
+Text is measured with the project fonts' own metrics (fontTools cmap + hmtx) rather than
+estimated. That is exact for our renderer: cairosvg draws through cairo's toy font API, one
+letter at a time, advancing by each glyph's advance width, with no kerning or other shaping.
+(Verified: Cinzel kerns "AV" by -0.105 em in GPOS, yet cairo's advance for "AV" equals the
+plain hmtx sum, and rendered ink matches the unkerned width; see tests/test_textfit.py.)
+Rasters match too because `layout_to_svg` asks for text-rendering="geometricPrecision", which
+makes cairosvg turn off hinted metrics (otherwise every advance is rounded to whole pixels).
+
+All lengths are SVG user units (millimetres in cardgen); font sizes are the em size in the
+same units. Lines are broken greedily at spaces, "\\n" forces a break, a no-break space
+(U+00A0) glues words, runs of spaces collapse into one.
+
+Inline icons: a square of 1 em with 0.15 em of space on each side. Its bottom sits 0.2 em
+below the baseline, so its centre is 0.3 em above it: between the x-height middle (~0.23 em)
+and the cap-height middle (~0.32 em) of both project fonts, which reads as centred on mixed
+text. The icon stays within the font's ascent (0.8 em < 0.9) and descent (0.2 em < 0.3), so
+it never changes line spacing.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from itertools import product
+from typing import Callable, Literal, Union
+from xml.sax.saxutils import escape, quoteattr
+
+from cardgen.fonts import FontSet
+
+SIZE_STEP = 0.25
+ICON_SIZE = 1.0  # em
+ICON_GAP = 0.15  # em, on each side
+ICON_DROP = 0.2  # em below the baseline
+BREAKING_SPACES = " \t"
+EPSILON = 1e-9
+
+Align = Literal["left", "center"]
+VAlign = Literal["top", "middle", "bottom"]
+
+
+@dataclass(frozen=True)
+class Text:
+    """A run of text in one style; may contain spaces and "\\n"."""
+
+    text: str
+    bold: bool = False
+    italic: bool = False
+
+
+@dataclass(frozen=True)
+class Icon:
+    """An inline icon, drawn by the caller's `icon_svg` callback."""
+
+    name: str
+
+
+Run = Union[Text, Icon]
+
+
+@dataclass(frozen=True)
+class Span:
+    """Text of one style placed on a line; x is relative to the box's left edge."""
+
+    x: float
+    text: str
+    bold: bool
+    italic: bool
+    width: float
+
+
+@dataclass(frozen=True)
+class PlacedIcon:
+    """An icon's square: top-left corner (relative to the box) and side length."""
+
+    x: float
+    y: float
+    size: float
+    name: str
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line: its baseline (relative to the top of the text block) and what sits on it."""
+
+    baseline: float
+    width: float
+    items: tuple[Span | PlacedIcon, ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Result of `fit_text`. `overflow` means even min_size did not fit; the caller warns."""
+
+    size: float
+    overflow: bool
+    lines: tuple[Line, ...]
+    height: float
+    box_width: float
+    box_height: float
+
+    def vertical_offset(self, valign: VAlign) -> float:
+        """How far below the box top the text block starts for top/middle/bottom placement."""
+        free = self.box_height - self.height
+        offsets = {"top": 0.0, "middle": free / 2, "bottom": free}
+        if valign not in offsets:
+            raise ValueError(f"valign must be one of {sorted(offsets)}, not {valign!r}")
+        return offsets[valign]
+
+
+@dataclass(frozen=True)
+class _Char:
+    char: str
+    bold: bool
+    italic: bool
+
+
+_Atom = Union[_Char, Icon]
+
+
+@dataclass(frozen=True)
+class _Word:
+    """Unbreakable (except as a last resort) atoms, with the space that preceded it, if any."""
+
+    space: _Char | None
+    atoms: tuple[_Atom, ...]
+
+
+def fit_text(
+    runs: list[Run],
+    width: float,
+    height: float,
+    *,
+    family: str,
+    max_size: float,
+    min_size: float,
+    line_height: float = 1.15,
+    align: Align = "left",
+    fonts: FontSet | None = None,
+) -> Layout:
+    """Lay out `runs` at the largest size (max_size down to min_size, step 0.25) that fits.
+
+    If nothing fits, returns the min_size layout with overflow=True.
+    """
+    if not 0 < min_size <= max_size:
+        raise ValueError(f"need 0 < min_size <= max_size, got {min_size}, {max_size}")
+    if align not in ("left", "center"):
+        raise ValueError(f"align must be 'left' or 'center', not {align!r}")
+    measure = _Measure(fonts or _project_fonts(), family)
+    paragraphs = _paragraphs(runs)
+    for size in _candidate_sizes(max_size, min_size):
+        lines = [line for p in paragraphs for line in _wrap(p, width / size, measure)]
+        block_height = measure.block_height(len(lines), line_height) * size
+        fits = block_height <= height + EPSILON and all(
+            measure.width(line) * size <= width + EPSILON for line in lines
+        )
+        if fits or size == min_size:
+            placed = tuple(
+                _place(line, i, size, line_height, width, align, measure)
+                for i, line in enumerate(lines)
+            )
+            return Layout(size, not fits, placed, block_height, width, height)
+    raise AssertionError("unreachable: the last candidate size is min_size")
+
+
+def layout_to_svg(
+    layout: Layout,
+    x: float,
+    y: float,
+    *,
+    family: str,
+    fill: str,
+    icon_svg: Callable[[str, float, float, float], str],
+) -> str:
+    """SVG markup drawing `layout` with the box's top-left corner at (x, y).
+
+    Every tspan gets an explicit x so cairosvg puts it exactly where it was measured; there
+    is no whitespace between tags because xml:space="preserve" (needed to keep spaces inside
+    spans) would print it. Weight and style are explicit on each span so that a surrounding
+    group cannot change them.
+    """
+    parts = []
+    for line in layout.lines:
+        spans = [item for item in line.items if isinstance(item, Span)]
+        if spans:
+            parts.append(_text_element(spans, x, y + line.baseline, layout.size, family, fill))
+        for icon in (item for item in line.items if isinstance(item, PlacedIcon)):
+            parts.append(icon_svg(icon.name, x + icon.x, y + line.baseline + icon.y, icon.size))
+    return "\n".join(parts)
+
+
+def _text_element(
+    spans: list[Span], x: float, baseline: float, size: float, family: str, fill: str
+) -> str:
+    tspans = "".join(
+        f'<tspan x="{_num(x + span.x)}" y="{_num(baseline)}"'
+        f' font-weight="{"bold" if span.bold else "normal"}"'
+        f' font-style="{"italic" if span.italic else "normal"}">{escape(span.text)}</tspan>'
+        for span in spans
+    )
+    return (
+        f'<text xml:space="preserve" font-family={quoteattr(family)} font-size="{_num(size)}"'
+        f' fill={quoteattr(fill)} text-rendering="geometricPrecision">{tspans}</text>'
+    )
+
+
+def _num(value: float) -> str:
+    """Coordinates to 1/10000 of a unit: far below print resolution, and stable text."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+@functools.lru_cache(maxsize=None)
+def _project_fonts() -> FontSet:
+    return FontSet()
+
+
+class _Measure:
+    """Widths in em of atoms and lines, for one family."""
+
+    def __init__(self, fonts: FontSet, family: str) -> None:
+        styles = list(product((False, True), repeat=2))
+        self._metrics = {style: fonts.metrics(family, *style) for style in styles}
+        self.ascent = max(max(m.ascent for m in self._metrics.values()), ICON_SIZE - ICON_DROP)
+        self.descent = max(max(m.descent for m in self._metrics.values()), ICON_DROP)
+
+    def atom(self, atom: _Atom) -> float:
+        if isinstance(atom, Icon):
+            return ICON_SIZE + 2 * ICON_GAP
+        return self._metrics[atom.bold, atom.italic].advance(atom.char)
+
+    def width(self, atoms: list[_Atom] | tuple[_Atom, ...]) -> float:
+        return sum(self.atom(atom) for atom in atoms)
+
+    def block_height(self, line_count: int, line_height: float) -> float:
+        """Top of the first line's ascent to the bottom of the last line's descent, in em."""
+        return (line_count - 1) * line_height + self.ascent + self.descent
+
+
+def _candidate_sizes(max_size: float, min_size: float) -> list[float]:
+    steps = math.floor((max_size - min_size) / SIZE_STEP + EPSILON)
+    sizes = [max_size - i * SIZE_STEP for i in range(steps + 1)]
+    if sizes[-1] - min_size > EPSILON:
+        sizes.append(min_size)
+    sizes[-1] = min_size
+    return sizes
+
+
+def _paragraphs(runs: list[Run]) -> list[list[_Word]]:
+    """Split runs into paragraphs (at "\\n") of words (at spaces); icons join adjacent text."""
+    paragraphs: list[list[_Word]] = [[]]
+    atoms: list[_Atom] = []
+    space: _Char | None = None
+
+    def end_word() -> None:
+        nonlocal space
+        if atoms:
+            paragraphs[-1].append(_Word(space if paragraphs[-1] else None, tuple(atoms)))
+            atoms.clear()
+            space = None
+
+    for run in runs:
+        if isinstance(run, Icon):
+            atoms.append(run)
+            continue
+        for char in run.text:
+            if char == "\n":
+                end_word()
+                paragraphs.append([])
+                space = None
+            elif char in BREAKING_SPACES:
+                end_word()
+                space = space or _Char(" ", run.bold, run.italic)
+            else:
+                atoms.append(_Char(char, run.bold, run.italic))
+    end_word()
+    return paragraphs
+
+
+def _wrap(words: list[_Word], limit: float, measure: _Measure) -> list[list[_Atom]]:
+    """Greedy line filling; a word wider than the whole line is split by characters."""
+    lines: list[list[_Atom]] = []
+    line: list[_Atom] = []
+    line_width = 0.0
+    for word in words:
+        word_width = measure.width(word.atoms)
+        space_width = measure.atom(word.space) if word.space and line else 0.0
+        if line and line_width + space_width + word_width <= limit + EPSILON:
+            line += [word.space, *word.atoms] if word.space else list(word.atoms)
+            line_width += space_width + word_width
+            continue
+        if line:
+            lines.append(line)
+        chunks = _split_word(word.atoms, limit, measure) if word_width > limit else [word.atoms]
+        lines += [list(chunk) for chunk in chunks[:-1]]
+        line, line_width = list(chunks[-1]), measure.width(chunks[-1])
+    lines.append(line)
+    return lines
+
+
+def _split_word(atoms: tuple[_Atom, ...], limit: float, measure: _Measure) -> list[tuple]:
+    """Greedy character chunks of at most `limit` em (at least one atom each)."""
+    chunks: list[tuple] = []
+    start, width = 0, 0.0
+    for i, atom in enumerate(atoms):
+        atom_width = measure.atom(atom)
+        if i > start and width + atom_width > limit + EPSILON:
+            chunks.append(atoms[start:i])
+            start, width = i, 0.0
+        width += atom_width
+    chunks.append(atoms[start:])
+    return chunks
+
+
+def _place(
+    atoms: list[_Atom],
+    index: int,
+    size: float,
+    line_height: float,
+    box_width: float,
+    align: Align,
+    measure: _Measure,
+) -> Line:
+    """Turn a line's atoms into positioned spans (grouped by style) and icons."""
+    width = measure.width(atoms) * size
+    x = (box_width - width) / 2 if align == "center" else 0.0
+    items: list[Span | PlacedIcon] = []
+    for atom in atoms:
+        atom_width = measure.atom(atom) * size
+        if isinstance(atom, Icon):
+            top = -(ICON_SIZE - ICON_DROP) * size
+            items.append(PlacedIcon(x + ICON_GAP * size, top, ICON_SIZE * size, atom.name))
+        elif items and isinstance(items[-1], Span) and _same_style(items[-1], atom):
+            last = items[-1]
+            items[-1] = Span(last.x, last.text + atom.char, atom.bold, atom.italic,
+                             last.width + atom_width)
+        else:
+            items.append(Span(x, atom.char, atom.bold, atom.italic, atom_width))
+        x += atom_width
+    baseline = (measure.ascent + index * line_height) * size
+    return Line(baseline, width, tuple(items))
+
+
+def _same_style(span: Span, char: _Char) -> bool:
+    return (span.bold, span.italic) == (char.bold, char.italic)

@@ -1,0 +1,346 @@
+"""The validator: checks a resolved snapshot against the game's own declarations.
+
+Core checks know only the generic format (card types, fields, symbols, effects, rules, decks,
+claims). A game may add checks of its own in a plug-in beside its data (`plugin:` in game.yml):
+a Python file defining `check(snapshot, report)`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+from jinja2 import TemplateError
+
+from . import cardtext
+from .errors import Finding, Loc
+from .model import ValueSpec
+from .project import Project
+from .snapshot import Card, Snapshot
+
+COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+class Report:
+    """Collects findings; handed to plug-ins as `report(severity, code, message, card=, loc=)`."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+
+    def __call__(self, severity: str, code: str, message: str, *, card: Card | str | None = None,
+                 loc: Loc | None = None) -> None:
+        if severity not in ("error", "warning"):
+            raise ValueError(f"severity must be 'error' or 'warning', not {severity!r}")
+        card_id = card.id if isinstance(card, Card) else card
+        if loc is None and isinstance(card, Card):
+            loc = card.loc
+        self.findings.append(Finding(severity, code, message, loc, card_id))
+
+    def error(self, code: str, message: str, **kw) -> None:
+        self("error", code, message, **kw)
+
+    def warning(self, code: str, message: str, **kw) -> None:
+        self("warning", code, message, **kw)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+
+def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
+    report = Report()
+    ctx = _Context(project, snapshot, report)
+    ctx.check_game()
+    ctx.check_symbols()
+    ctx.check_cards()
+    ctx.check_rules()
+    ctx.check_claims()
+    run_plugin(snapshot, report)
+    return sorted(report.findings, key=_order)
+
+
+def _order(f: Finding):
+    return (0 if f.severity == "error" else 1, str(f.loc.file) if f.loc else "", f.loc.line if f.loc else 0)
+
+
+class _Context:
+    def __init__(self, project: Project, snapshot: Snapshot, report: Report):
+        self.project = project
+        self.s = snapshot
+        self.game = snapshot.game
+        self.report = report
+
+    # --- game-level declarations -------------------------------------------------------------
+
+    def check_game(self) -> None:
+        doc = self.game.source
+        for tid, ctype in self.game.card_types.items():
+            if ctype.deck not in self.game.decks:
+                self.report.error("unknown-deck", f"card type '{tid}' names deck '{ctype.deck}', which is not in `decks`",
+                                  loc=doc.loc("card_types", tid, "deck"))
+            self._template_exists(ctype.template, doc.loc("card_types", tid, "template"))
+            if ctype.size is not None and isinstance(ctype.size, str):
+                self._size_exists(ctype.size, doc.loc("card_types", tid, "size"))
+        if isinstance(self.game.file.card_size, str):
+            self._size_exists(self.game.file.card_size, doc.loc("card_size"))
+        for did, deck in self.game.decks.items():
+            if deck.back:
+                self._template_exists(deck.back, doc.loc("decks", did, "back"))
+            if deck.art:
+                self._icon_exists(deck.art, doc.loc("decks", did, "art"))
+        if self.game.file.rulebook:
+            self._template_exists(self.game.file.rulebook, doc.loc("rulebook"))
+        for kid, kind in self.game.effect_kinds.items():
+            try:
+                cardtext._template(kind.text)
+            except TemplateError as exc:
+                self.report.error("bad-sentence", f"effect '{kid}': sentence template does not parse: {exc}",
+                                  loc=doc.loc("effects", kid, "text"))
+
+    def _template_exists(self, name: str, loc: Loc) -> None:
+        path = self.project.templates_dir / self.game.id / name
+        if not path.is_file():
+            self.report.error("missing-template", f"template '{name}' not found (looked for {path})", loc=loc)
+
+    def _icon_exists(self, name: str, loc: Loc, card: Card | None = None) -> None:
+        if not (self.project.icons_dir / f"{name}.svg").is_file():
+            self.report.error("missing-icon", f"icon '{name}' not found (expected icons/{name}.svg)", loc=loc, card=card)
+
+    def _size_exists(self, name: str, loc: Loc) -> None:
+        from .snapshot import NAMED_SIZES
+
+        if name not in NAMED_SIZES and name not in self.game.file.sizes:
+            known = sorted(set(NAMED_SIZES) | set(self.game.file.sizes))
+            self.report.error("unknown-size", f"unknown size '{name}' (expected one of: {', '.join(known)})", loc=loc)
+
+    # --- symbols -----------------------------------------------------------------------------
+
+    def check_symbols(self) -> None:
+        for sid, sym in self.s.symbols.items():
+            loc = self.s.symbol_locs[sid]
+            if not sym.name:
+                self.report.error("incomplete-symbol", f"symbol '{sid}' has no name", loc=loc)
+            if sym.colour and not COLOUR_RE.match(sym.colour):
+                self.report.error("bad-colour", f"symbol '{sid}': colour '{sym.colour}' is not #rrggbb", loc=loc)
+            if sym.icon:
+                self._icon_exists(sym.icon, loc)
+            else:
+                self.report.warning("no-icon", f"symbol '{sid}' has no icon: cards will show its name instead", loc=loc)
+
+    # --- cards -------------------------------------------------------------------------------
+
+    def check_cards(self) -> None:
+        for card in self.s.cards:
+            ctype = self.game.card_types.get(card.type)
+            if ctype is None:
+                self.report.error("unknown-type", f"card type '{card.type}' is not declared in game.yml "
+                                  f"(expected one of: {', '.join(self.game.card_types)})",
+                                  card=card, loc=card.loc_of("type"))
+                continue
+            for name, value in card.fields.items():
+                spec = ctype.fields.get(name)
+                if spec is None:
+                    allowed = ", ".join(sorted(ctype.fields)) or "none"
+                    self.report.error("unknown-field", f"unknown field '{name}' for a {ctype.label} card "
+                                      f"(expected one of: {allowed})", card=card, loc=card.loc_of(name))
+                else:
+                    self._check_value(spec, value, f"field '{name}'", card, card.loc_of(name))
+            for name, spec in ctype.fields.items():
+                if spec.required and card.fields.get(name) is None:
+                    self.report.error("missing-field", f"{ctype.label} card needs field '{name}'", card=card)
+            if card.art:
+                self._icon_exists(card.art, card.loc_of("art"), card)
+            if card.effects and not ctype.effects:
+                self.report.error("effects-not-allowed", f"{ctype.label} cards carry no effects", card=card,
+                                  loc=card.loc_of("effects"))
+            for effect in card.effects:
+                self._check_effect(card, effect)
+        for did in self.game.decks:
+            types = [t for t, ct in self.game.card_types.items() if ct.deck == did]
+            if types and self.s.deck_size(did) == 0:
+                self.report.warning("empty-deck", f"deck '{did}' has no cards in version {self.s.version}")
+
+    def _check_effect(self, card: Card, effect) -> None:
+        kind = self.game.effect_kinds.get(effect.do)
+        if kind is None:
+            self.report.error("unknown-effect", f"unknown effect '{effect.do}' (expected one of: "
+                              f"{', '.join(sorted(self.game.effect_kinds))})", card=card, loc=effect.loc)
+            return
+        if effect.when is not None:
+            sym = self.s.symbols.get(effect.when)
+            if sym is None:
+                self.report.error("unknown-symbol", f"effect '{effect.do}' is tied to '{effect.when}', which is not "
+                                  f"defined (expected one of: {', '.join(self.s.symbols)})", card=card, loc=effect.loc)
+                return
+            if sym.inert:
+                self.report.error("inert-symbol", f"effect '{effect.do}' is tied to {sym.name or effect.when}, "
+                                  f"which has no effects in version {self.s.version}", card=card, loc=effect.loc)
+        ok = True
+        for name, value in effect.params.items():
+            spec = kind.params.get(name)
+            if spec is None:
+                self.report.error("unknown-param", f"effect '{effect.do}' has no parameter '{name}' (expected: "
+                                  f"{', '.join(kind.params) or 'none'})", card=card, loc=effect.loc)
+                ok = False
+            else:
+                ok &= self._check_value(spec, value, f"'{effect.do}' parameter '{name}'", card, effect.loc)
+        for name, spec in kind.params.items():
+            if spec.required and effect.params.get(name) is None:
+                self.report.error("missing-param", f"effect '{effect.do}' needs parameter '{name}'", card=card,
+                                  loc=effect.loc)
+                ok = False
+        if ok:
+            try:
+                cardtext.effect_sentence(self.s, effect)
+            except (TemplateError, KeyError, TypeError) as exc:
+                self.report.error("bad-sentence", f"effect '{effect.do}' sentence fails: {exc}", card=card, loc=effect.loc)
+
+    def _check_value(self, spec: ValueSpec, value: Any, what: str, card: Card | None, loc: Loc) -> bool:
+        problem = value_problem(spec, value, self.s, self.project)
+        if problem:
+            self.report.error("bad-value", f"{what}: {problem}", card=card, loc=loc)
+        return problem is None
+
+    # --- rules -------------------------------------------------------------------------------
+
+    def check_rules(self) -> None:
+        specs = self.game.rule_specs
+        for key, value in self.s.rules.items():
+            spec = specs.get(key)
+            loc = self.s.rule_locs[key]
+            if spec is None:
+                self.report.error("unknown-rule", f"unknown rule '{key}' (expected one of: {', '.join(specs)})", loc=loc)
+                continue
+            if value is None or value == []:
+                if not spec.nullable:
+                    self.report.error("bad-value", f"rule '{key}' may not be empty", loc=loc)
+                elif spec.warn_if_empty:
+                    self.report.warning("empty-rule", f"version {self.s.version}: {spec.warn_if_empty}", loc=loc)
+                continue
+            problem = value_problem(spec, value, self.s, self.project)
+            if problem:
+                self.report.error("bad-value", f"rule '{key}': {problem}", loc=loc)
+        for key, spec in specs.items():
+            if key not in self.s.rules:
+                if spec.required:
+                    self.report.error("missing-rule", f"version {self.s.version} does not set rule '{key}'",
+                                      loc=Loc(self.s.info.file, 1, 1))
+                elif spec.warn_if_empty:
+                    self.report.warning("empty-rule", f"version {self.s.version}: {spec.warn_if_empty}",
+                                        loc=Loc(self.s.info.file, 1, 1))
+
+    # --- claims ------------------------------------------------------------------------------
+
+    def check_claims(self) -> None:
+        for claim, loc in zip(self.s.claims, self.s.claim_locs):
+            says = f" (\"{claim.says}\")" if claim.says else ""
+            if claim.deck is not None:
+                if claim.deck not in self.game.decks:
+                    self.report.error("unknown-deck", f"claim names unknown deck '{claim.deck}'", loc=loc)
+                    continue
+                actual = self.s.deck_size(claim.deck)
+                if claim.total is not None and actual != claim.total:
+                    self.report.error("deck-count", f"deck '{claim.deck}' should hold {claim.total} cards but holds "
+                                      f"{actual}{says}", loc=loc)
+            if claim.symbol is not None:
+                self._check_symbol_claim(claim, loc, says)
+
+    def _check_symbol_claim(self, claim, loc: Loc, says: str) -> None:
+        if claim.symbol not in self.s.symbols:
+            self.report.error("unknown-symbol", f"claim names unknown symbol '{claim.symbol}'", loc=loc)
+            return
+        count = self.s.symbol_count(claim.symbol, claim.field)
+        carriers = [c for c in self.s.cards if claim.symbol in c.fields.values()]
+        card = carriers[0] if carriers else None
+        name = self.s.symbols[claim.symbol].name or claim.symbol
+        if claim.count is not None and count != claim.count:
+            self.report.error("deck-count", f"{name}: {count} cards, expected {claim.count}{says}",
+                              card=card, loc=card.loc_of("count") if card else loc)
+        if claim.share is not None:
+            num, den = (int(x) for x in claim.share.split("/"))
+            deck_total = self.s.deck_size(claim.deck) if claim.deck else sum(
+                c.count for c in self.s.cards if any(
+                    spec.type == "symbol" for spec in self.game.card_types[c.type].fields.values())
+                if c.type in self.game.card_types)
+            if deck_total == 0 or Fraction(count, deck_total) != Fraction(num, den):
+                self.report.error("deck-share", f"{name}: {count} of {deck_total} cards is not {claim.share}{says}",
+                                  card=card, loc=card.loc_of("count") if card else loc)
+
+
+def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Project) -> str | None:
+    """Why `value` does not fit `spec`, or None."""
+    if value is None:
+        return None if spec.nullable or not spec.required else "expected a value, found nothing"
+    t = spec.type
+    if t == "int" and (not isinstance(value, int) or isinstance(value, bool)):
+        return f"expected a whole number, found {value!r}"
+    if t == "number" and (not isinstance(value, (int, float)) or isinstance(value, bool)):
+        return f"expected a number, found {value!r}"
+    if t in ("int", "number"):
+        if spec.min is not None and value < spec.min:
+            return f"expected at least {spec.min:g}, found {value}"
+        if spec.max is not None and value > spec.max:
+            return f"expected at most {spec.max:g}, found {value}"
+    if t in ("str", "text") and not isinstance(value, str):
+        return f"expected text, found {value!r}"
+    if t == "bool" and not isinstance(value, bool):
+        return f"expected true or false, found {value!r}"
+    if t == "enum" and value not in (spec.values or {}):
+        return f"expected one of {', '.join(spec.values or {})}, found {value!r}"
+    if t == "symbol":
+        sym = snapshot.symbols.get(value) if isinstance(value, str) else None
+        if sym is None:
+            return f"'{value}' is not a defined symbol (expected one of: {', '.join(snapshot.symbols)})"
+        if spec.of and sym.kind != spec.of:
+            return f"'{value}' is a {sym.kind}, expected a {spec.of}"
+    if t == "card_type" and value not in snapshot.game.card_types:
+        return f"expected a card type ({', '.join(snapshot.game.card_types)}), found {value!r}"
+    if t == "icon" and not (isinstance(value, str) and (project.icons_dir / f"{value}.svg").is_file()):
+        return f"icon '{value}' not found in icons/"
+    if t == "list":
+        if not isinstance(value, list):
+            return f"expected a list, found {value!r}"
+        if spec.of:
+            item = ValueSpec(type=spec.of)
+            for v in value:
+                problem = value_problem(item, v, snapshot, project)
+                if problem:
+                    return problem
+    return None
+
+
+def run_plugin(snapshot: Snapshot, report: Report) -> None:
+    name = snapshot.game.file.plugin
+    if not name:
+        return
+    path = snapshot.game.dir / name
+    loc = snapshot.game.source.loc("plugin")
+    module = load_plugin(path)
+    if module is None:
+        report.error("plugin", f"plug-in {name} not found beside game.yml", loc=loc)
+        return
+    check: Callable | None = getattr(module, "check", None)
+    if not callable(check):
+        report.error("plugin", f"plug-in {name} defines no check(snapshot, report) function", loc=loc)
+        return
+    try:
+        check(snapshot, report)
+    except Exception as exc:  # a broken plug-in is a data problem, reported like one
+        report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=Loc(path))
+
+
+def load_plugin(path: Path):
+    if not path.is_file():
+        return None
+    mod_name = f"cardgen_plugin_{abs(hash(str(path.resolve())))}"
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[mod_name] = module
+    return module

@@ -1,0 +1,199 @@
+"""Load a game and resolve any of its versions to a full snapshot.
+
+A version file states only what changed against the version it `extends` (as the designer
+worked: "see the changed cards in the Version 3 folder"); resolution applies the chain oldest
+first: new cards, overrides of existing cards (field by field), removals, rule and symbol changes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import model, yamlsource
+from .errors import InputError, Loc
+from .project import Project
+from .snapshot import Card, Effect, Game, Snapshot, VersionInfo
+
+VERSION_RE = re.compile(r"^[0-9a-z][0-9a-z.\-]*$")
+BUILTIN_CARD_KEYS = {"id", "type", "name", "count", "art", "flavour", "effects", "note"}
+
+
+def normalise_version(name: str) -> str:
+    """`v1`, `V3`, `3.1` -> `1`, `3`, `3.1` (what the designer calls a version)."""
+    text = str(name).strip()
+    if len(text) > 1 and text[0] in "vV" and text[1].isdigit():
+        text = text[1:]
+    return text.lower()
+
+
+def load_game(project: Project, game_id: str | None = None) -> Game:
+    folder = project.game_dir(game_id)
+    doc = yamlsource.load(folder / "game.yml")
+    _use_raw(doc, "default_version")
+    game_file = model.parse_model(model.GameFile, doc)
+    if game_file.id != folder.name:
+        raise InputError(
+            f"game id '{game_file.id}' does not match its folder name '{folder.name}'", doc.loc("id")
+        )
+    return Game(game_file.id, folder, game_file, doc)
+
+
+def version_dir(project: Project, game: Game) -> Path:
+    return project.versions_dir / game.id
+
+
+def available_versions(project: Project, game: Game) -> list[str]:
+    folder = version_dir(project, game)
+    names = [p.stem for p in folder.glob("*.yml")] if folder.is_dir() else []
+    return sorted(names, key=_version_sort_key)
+
+
+def _version_sort_key(name: str):
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.\-]", name)]
+
+
+def resolve(project: Project, game: Game, version: str | None = None) -> Snapshot:
+    version = normalise_version(version or game.file.default_version)
+    known = available_versions(project, game)
+    if version not in known:
+        raise InputError(
+            f"no version '{version}' of {game.name} (expected one of: {', '.join(known) or 'none'}; "
+            f"versions live in {version_dir(project, game)})"
+        )
+    chain = _chain(project, game, version, known)
+    return _apply(game, chain)
+
+
+def _load_version(project: Project, game: Game, version: str):
+    file = version_dir(project, game) / f"{version}.yml"
+    doc = yamlsource.load(file)
+    _use_raw(doc, "extends")
+    return doc, model.parse_model(model.VersionFile, doc)
+
+
+def _use_raw(doc: yamlsource.Document, key: str) -> None:
+    """Version names are text: `extends: 3.10` must not become the number 3.1."""
+    if doc.data.get(key) is not None and (key,) in doc.raw:
+        doc.data[key] = normalise_version(doc.raw[(key,)])
+
+
+def _chain(project: Project, game: Game, version: str, known: list[str]):
+    chain = []
+    seen: list[str] = []
+    current: str | None = version
+    via: Loc | None = None
+    while current is not None:
+        if current in seen:
+            cycle = " -> ".join(seen[seen.index(current):] + [current])
+            raise InputError(f"'extends' makes a cycle: {cycle}", via)
+        if current not in known:
+            raise InputError(
+                f"extends '{current}', but there is no such version (expected one of: {', '.join(known)})", via
+            )
+        seen.append(current)
+        doc, parsed = _load_version(project, game, current)
+        chain.append((current, doc, parsed))
+        via = doc.loc("extends")
+        current = parsed.extends
+    return list(reversed(chain))
+
+
+def _apply(game: Game, chain) -> Snapshot:
+    rules: dict = {}
+    rule_locs: dict[str, Loc] = {}
+    style: dict = {}
+    symbols: dict[str, model.Symbol] = {}
+    symbol_locs: dict[str, Loc] = {}
+    cards: dict[str, Card] = {}
+    claims: list = []
+    claim_locs: list[Loc] = []
+    infos = []
+    for vid, doc, vf in chain:
+        infos.append(VersionInfo(vid, doc.file, vf.extends, vf.title, vf.date, vf.summary, vf.notes))
+        for key, value in vf.rules.items():
+            rules[key] = value
+            rule_locs[key] = doc.loc("rules", key)
+        style.update(vf.style)
+        for sid, sym in vf.symbols.items():
+            if sid in symbols:
+                merged = symbols[sid].model_dump() | sym.model_dump(exclude_none=True)
+                symbols[sid] = model.Symbol(**merged)
+            else:
+                symbols[sid] = sym
+            symbol_locs[sid] = doc.loc("symbols", sid)
+        for i, entry in enumerate(vf.cards):
+            if entry.id in cards:
+                raise InputError(
+                    f"card id '{entry.id}' is already defined (at {cards[entry.id].loc}); "
+                    "use `override:` to change an existing card",
+                    doc.loc("cards", i, "id"),
+                )
+            cards[entry.id] = _new_card(entry, doc, ("cards", i), vid)
+        for i, entry in enumerate(vf.override):
+            if entry.id not in cards:
+                raise InputError(
+                    f"override of unknown card '{entry.id}' (no earlier version defines it)",
+                    doc.loc("override", i, "id"),
+                )
+            _override(cards[entry.id], entry, doc, ("override", i), vid)
+        for i, card_id in enumerate(vf.remove):
+            if card_id not in cards:
+                raise InputError(f"remove of unknown card '{card_id}'", doc.loc("remove", i))
+            del cards[card_id]
+        if vf.claims or "claims" in doc.data:
+            claims = list(vf.claims)
+            claim_locs = [doc.loc("claims", i) for i in range(len(vf.claims))]
+    return Snapshot(
+        game=game,
+        version=chain[-1][0],
+        chain=infos,
+        rules=rules,
+        rule_locs=rule_locs,
+        style=style,
+        symbols=symbols,
+        symbol_locs=symbol_locs,
+        cards=list(cards.values()),
+        claims=claims,
+        claim_locs=claim_locs,
+    )
+
+
+def _effects(entries, doc, path) -> list[Effect]:
+    return [
+        Effect(e.do, e.when, dict(e.model_extra or {}), doc.loc(*path, "effects", j))
+        for j, e in enumerate(entries)
+    ]
+
+
+def _new_card(entry: model.CardEntry, doc, path, vid: str) -> Card:
+    extra = dict(entry.model_extra or {})
+    card = Card(
+        id=entry.id,
+        type=entry.type,
+        name=entry.name,
+        count=entry.count,
+        art=entry.art,
+        flavour=entry.flavour,
+        effects=_effects(entry.effects, doc, path),
+        fields=extra,
+        note=entry.note,
+        loc=doc.loc(*path),
+        changed_in=vid,
+    )
+    for key in list(BUILTIN_CARD_KEYS | set(extra)):
+        card.field_locs[key] = doc.loc(*path, key)
+    return card
+
+
+def _override(card: Card, entry: model.CardOverride, doc, path, vid: str) -> None:
+    given = entry.model_fields_set | set(entry.model_extra or {})
+    for key in given - {"id"}:
+        card.field_locs[key] = doc.loc(*path, key)
+        if key == "effects":
+            card.effects = _effects(entry.effects or [], doc, path)
+        elif key in BUILTIN_CARD_KEYS:
+            setattr(card, key, getattr(entry, key))
+        else:
+            card.fields[key] = (entry.model_extra or {})[key]
+    card.changed_in = vid

@@ -1,0 +1,180 @@
+"""Safe YAML loading that remembers where every value came from.
+
+PyYAML's composer gives nodes with marks; we build plain Python data from them ourselves so that
+(1) every path in the data maps to a file:line:column for error messages, (2) duplicate keys are
+errors instead of silently overwritten, and (3) alias expansion is bounded (a "billion laughs"
+file stops with an error instead of eating memory). Input size is bounded before parsing.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError, Loc
+
+MAX_FILE_BYTES = 1_000_000
+MAX_NODES = 200_000  # after alias expansion
+
+Path_ = tuple  # a path into the data: keys and list indexes
+
+
+@dataclass
+class Document:
+    """Plain data from one YAML file plus the location of every value (by path)."""
+
+    file: Path
+    data: Any
+    locations: dict[tuple, Loc] = field(default_factory=dict)
+    raw: dict[tuple, str] = field(default_factory=dict)  # scalars as written (so `3.10` stays "3.10")
+
+    def loc(self, *path: Any) -> Loc:
+        """The location of `path`, or of its nearest located ancestor."""
+        path = tuple(path)
+        while path:
+            if path in self.locations:
+                return self.locations[path]
+            path = path[:-1]
+        return self.locations.get((), Loc(self.file, 1, 1))
+
+
+def load(file: Path) -> Document:
+    file = Path(file)
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", Loc(file)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror}", Loc(file)) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise InputError(
+            f"file is {len(raw):,} bytes; expected at most {MAX_FILE_BYTES:,} (split the data into smaller files)",
+            Loc(file, 1, 1),
+        )
+    text = _decode(raw, file)
+    if not text.strip() or all(
+        not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
+    ):
+        raise InputError("file is empty; expected a YAML mapping", Loc(file, 1, 1))
+    return parse(text, file)
+
+
+def parse(text: str, file: Path) -> Document:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or exc.context or "invalid YAML"
+        raise InputError(f"YAML syntax error: {what}", _loc(file, mark)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"YAML error: {exc}", Loc(file, 1, 1)) from None
+    finally:
+        loader.dispose()
+    if node is None:
+        raise InputError("file is empty; expected a YAML mapping", Loc(file, 1, 1))
+    builder = _Builder(file, loader)
+    data = builder.build(node, ())
+    if not isinstance(data, dict):
+        raise InputError(
+            f"expected a mapping at the top level, found {type_name(data)}", _loc(file, node.start_mark)
+        )
+    return Document(file, data, builder.locations, builder.raw)
+
+
+def type_name(value: Any) -> str:
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "nothing (null)",
+    }.get(type(value), type(value).__name__)
+
+
+def _decode(raw: bytes, file: Path) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise InputError(
+            f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x}); save it as UTF-8",
+            Loc(file, line, column),
+        ) from None
+    return text.lstrip("\ufeff")
+
+
+def _loc(file: Path, mark) -> Loc:
+    if mark is None:
+        return Loc(file, 1, 1)
+    return Loc(file, mark.line + 1, mark.column + 1)
+
+
+class _Builder:
+    def __init__(self, file: Path, loader: yaml.SafeLoader):
+        self.file = file
+        self.loader = loader
+        self.locations: dict[tuple, Loc] = {}
+        self.raw: dict[tuple, str] = {}
+        self.count = 0
+
+    def build(self, node: yaml.Node, path: tuple) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise InputError(
+                f"document expands to more than {MAX_NODES:,} values (too many or nested aliases)",
+                _loc(self.file, node.start_mark),
+            )
+        self.locations.setdefault(path, _loc(self.file, node.start_mark))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
+        self.raw[path] = node.value
+        return self._scalar(node)
+
+    def _mapping(self, node: yaml.MappingNode, path: tuple) -> dict:
+        try:
+            self.loader.flatten_mapping(node)  # resolves `<<: *anchor` merge keys
+        except yaml.MarkedYAMLError as exc:
+            raise InputError(f"YAML error: {exc.problem}", _loc(self.file, exc.problem_mark)) from None
+        result: dict = {}
+        seen: dict[Any, Loc] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise InputError("expected a plain key", _loc(self.file, key_node.start_mark))
+            key = self._scalar(key_node)
+            if not isinstance(key, (str, int, float, bool)) or key is None:
+                raise InputError("expected a plain key", _loc(self.file, key_node.start_mark))
+            key = str(key) if not isinstance(key, str) else key
+            key_loc = _loc(self.file, key_node.start_mark)
+            if key in seen and not getattr(key_node, "_merged", False):
+                raise InputError(f"duplicate key '{key}' (first at line {seen[key].line})", key_loc)
+            seen[key] = key_loc
+            result[key] = self.build(value_node, path + (key,))
+            # errors about a key point at the key, errors about a value at the value
+            self.locations[path + (key, "__key__")] = key_loc
+        return result
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if node.tag == "tag:yaml.org,2002:timestamp":
+            return node.value  # dates stay as written; we never compute with them
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:
+            raise InputError(f"invalid value: {exc}", _loc(self.file, node.start_mark)) from None
+        if isinstance(value, (datetime.date, datetime.datetime)):
+            return value.isoformat()
+        if isinstance(value, bytes):
+            raise InputError("binary values are not supported", _loc(self.file, node.start_mark))
+        if isinstance(value, (set, tuple)):
+            raise InputError("expected a plain value", _loc(self.file, node.start_mark))
+        return value
