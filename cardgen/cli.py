@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .errors import CardgenError, InputErrors
+from .errors import CardgenError
 
 COMMANDS = ["build", "validate", "show", "diff", "export", "schema", "new"]
 
@@ -60,12 +60,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
-    except InputErrors as exc:
-        for err in exc.errors:
-            click.echo(f"error: {err}", err=True)
-        sys.exit(exc.exit_code)
     except CardgenError as exc:
-        click.echo(f"error: {exc}", err=True)
+        for line in exc.report_lines():
+            click.echo(line, err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)

@@ -49,6 +49,10 @@ class CardgenError(Exception):
     def __str__(self) -> str:
         return f"{self.loc}: {self.message}" if self.loc else self.message
 
+    def report_lines(self) -> list[str]:
+        """What the command line prints for this error, one problem per line."""
+        return [f"error: {self}"]
+
 
 class InputError(CardgenError):
     """Unusable input: the pipeline cannot go on (exit code 2)."""
@@ -63,6 +67,9 @@ class InputErrors(CardgenError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+    def report_lines(self) -> list[str]:
+        return [f"error: {e}" for e in self.errors]
 
 
 class BuildError(CardgenError):

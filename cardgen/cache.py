@@ -1,0 +1,112 @@
+"""Content-addressed cache: a stage's output is keyed by the hash of everything it reads.
+
+Rasterised cards are stored once per distinct SVG (+ fonts + renderer versions) under
+build/.cache/, shared by every version and game of the project, so a rebuild re-renders only
+what changed. Whole output files (sheets, rulebooks) are skipped when the hash of their inputs
+matches the one recorded in the output folder's manifest.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import __version__
+from .atomic import write_text
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return sha256_bytes(text.encode("utf-8"))
+
+
+def digest_of(*parts: Any) -> str:
+    """A stable hash of JSON-able parts (paths and other objects are hashed by their str)."""
+    return sha256_text(json.dumps(parts, sort_keys=True, default=str))
+
+
+@functools.lru_cache(maxsize=8)
+def folder_digest(folder: str) -> str:
+    """Hash of every file below `folder` (names and contents), e.g. the fonts."""
+    h = hashlib.sha256()
+    root = Path(folder)
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def toolchain_version() -> str:
+    """Versions of what renders: a new cairosvg may draw differently, so it invalidates the cache."""
+    from importlib.metadata import version
+
+    parts = [f"cardgen={__version__}"]
+    for dist in ("cairosvg", "cairocffi", "pikepdf", "reportlab", "weasyprint", "Pillow"):
+        try:
+            parts.append(f"{dist}={version(dist)}")
+        except Exception:
+            parts.append(f"{dist}=?")
+    return ";".join(parts)
+
+
+class Cache:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def path(self, digest: str, suffix: str) -> Path:
+        return self.root / digest[:2] / f"{digest}{suffix}"
+
+    def has(self, digest: str, suffix: str) -> bool:
+        return self.path(digest, suffix).is_file()
+
+
+def place(source: Path, target: Path) -> bool:
+    """Put a cached file at `target` (hard link when possible). Returns True if target changed."""
+    if target.is_file() and target.stat().st_size == source.stat().st_size:
+        if target.samefile(source) or target.read_bytes() == source.read_bytes():
+            return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
+    return True
+
+
+class Manifest:
+    """out_dir/.cardgen-build.json: which inputs hash produced each output file."""
+
+    NAME = ".cardgen-build.json"
+
+    def __init__(self, out_dir: Path):
+        self.file = out_dir / self.NAME
+        try:
+            self.entries: dict[str, str] = json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            self.entries = {}
+
+    def fresh(self, output: Path, inputs: str) -> bool:
+        return output.is_file() and self.entries.get(output.name) == inputs
+
+    def record(self, output: Path, inputs: str) -> None:
+        self.entries[output.name] = inputs
+
+    def forget_missing(self, keep: Iterable[str]) -> None:
+        keep = set(keep)
+        self.entries = {k: v for k, v in self.entries.items() if k in keep}
+
+    def save(self) -> None:
+        write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")

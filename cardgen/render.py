@@ -1,0 +1,248 @@
+"""Render stage: a snapshot's cards and deck backs as SVG, from the game's Jinja2 templates.
+
+Templates live in templates/<game>/ (with templates/common/ shared by all games) and draw in
+millimetres with the origin at the top-left of the trim box; the bleed lies outside it, at
+negative coordinates and beyond the trim size. Helpers give templates what is hard to do in
+SVG by hand: icons inlined from icons/, and text fitted into a box with the fonts' own metrics
+(`textbox`), which shrinks long text and reports text that cannot fit even at its minimum size.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, select_autoescape
+from markupsafe import Markup
+
+from . import cardtext, textfit
+from .errors import BuildError, Loc
+from .fonts import FontSet
+from .project import Project
+from .snapshot import Card, Snapshot
+
+VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
+SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
+ID_RE = re.compile(r'id="([^"]+)"')
+
+
+@dataclass(frozen=True)
+class Face:
+    """One distinct printable image: a card face or a deck back, as SVG text."""
+
+    key: str  # unique, file-name safe: "card-arming-sword", "back-market"
+    svg: str
+    width_mm: float  # including bleed
+    height_mm: float
+    shape: str = "rect"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class RenderedSet:
+    """Everything the print stages need: faces, backs, and which card uses which."""
+
+    faces: dict[str, Face] = field(default_factory=dict)  # card id -> face
+    backs: dict[str, Face] = field(default_factory=dict)  # deck id -> back (absent: blank back)
+    warnings: list[str] = field(default_factory=list)
+
+
+class Renderer:
+    def __init__(self, project: Project, snapshot: Snapshot):
+        self.project = project
+        self.snapshot = snapshot
+        self.game = snapshot.game
+        self.fonts = FontSet(project.fonts_dir)
+        self.warnings: list[str] = []
+        self._current: str = ""
+        self.env = Environment(
+            loader=FileSystemLoader([
+                str(project.templates_dir / self.game.id),
+                str(project.templates_dir / "common"),
+            ]),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.globals.update(
+            icon=self.icon,
+            textbox=self.textbox,
+            effect_runs=self.effect_runs,
+            symbol=lambda sid: snapshot.symbols[sid],
+            rule=lambda key: snapshot.rules.get(key),
+            fmt=_fmt,
+        )
+
+    # --- public ------------------------------------------------------------------------------
+
+    def render_all(self) -> RenderedSet:
+        result = RenderedSet()
+        for card in self.snapshot.cards:
+            result.faces[card.id] = self.render_card(card)
+        for deck_id, deck in self.game.decks.items():
+            if deck.back and self.snapshot.cards_in_deck(deck_id):
+                result.backs[deck_id] = self.render_back(deck_id)
+        result.warnings = list(self.warnings)
+        return result
+
+    def render_card(self, card: Card) -> Face:
+        ctype = self.game.card_types[card.type]
+        self._current = f"card '{card.id}'"
+        svg = self._render(ctype.template, card.loc, card=card, ctype=ctype,
+                           **self._frame(card.type))
+        w, h = self._outer(card.type)
+        return Face(f"card-{card.id}", svg, w, h, ctype.shape)
+
+    def render_back(self, deck_id: str) -> Face:
+        deck = self.game.decks[deck_id]
+        types = [t for t, ct in self.game.card_types.items() if ct.deck == deck_id]
+        type_id = types[0]
+        self._current = f"back of deck '{deck_id}'"
+        svg = self._render(deck.back, self.game.source.loc("decks", deck_id, "back"), deck=deck,
+                           deck_id=deck_id, ctype=self.game.card_types[type_id], **self._frame(type_id))
+        w, h = self._outer(type_id)
+        return Face(f"back-{deck_id}", svg, w, h, self.game.card_types[type_id].shape)
+
+    # --- template helpers --------------------------------------------------------------------
+
+    def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+             opacity: float | None = None, height: float | None = None) -> Markup:
+        """An icon from icons/<name>.svg drawn in the square (x, y, size); currentColor -> colour."""
+        if not name:
+            return Markup("")
+        viewbox, body = _icon_source(self.project.icons_dir, name)
+        tint = colour or "#1f1a17"
+        suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
+        body = body.replace("currentColor", tint)
+        body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
+        body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
+        body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
+        op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
+        h = height if height is not None else size
+        return Markup(
+            f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
+            f'viewBox="{viewbox}"{op}>{body}</svg>'
+        )
+
+    def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
+                min_size: float | None = None, font: str = "body", bold: bool = False,
+                italic: bool = False, align: str = "left", valign: str = "top", fill: str = "#1f1a17",
+                line_height: float = 1.15) -> Markup:
+        """Text fitted into the box (x, y, w, h): shrinks to min_size, warns if it still overflows."""
+        family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
+        runs = self._runs(content, bold, italic)
+        layout = textfit.fit_text(runs, w, h, family=family, max_size=size, min_size=min_size or size,
+                                  line_height=line_height, align=align, fonts=self.fonts)
+        if layout.overflow:
+            self.warnings.append(
+                f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
+            )
+        colours = {}
+        for run in content if isinstance(content, list) else []:
+            if isinstance(run, cardtext.IconRun) and run.colour:
+                colours[run.icon] = run.colour
+        svg = textfit.layout_to_svg(
+            layout, x, y + layout.vertical_offset(valign), family=family, fill=fill,
+            icon_svg=lambda name, ix, iy, isz: str(self.icon(name, ix, iy, isz, colours.get(name, fill))),
+        )
+        return Markup(svg)
+
+    def effect_runs(self, effect) -> list:
+        return cardtext.effect_runs(self.snapshot, effect)
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _runs(self, content: Any, bold: bool, italic: bool) -> list:
+        if isinstance(content, (str, int, float)):
+            return [textfit.Text(str(content), bold=bold, italic=italic)]
+        runs = []
+        for run in content:
+            if isinstance(run, cardtext.IconRun):
+                runs.append(textfit.Icon(run.icon))
+            elif isinstance(run, cardtext.TextRun):
+                runs.append(textfit.Text(run.text, bold=bold, italic=italic))
+            else:
+                runs.append(run)
+        return runs
+
+    def _frame(self, type_id: str) -> dict[str, Any]:
+        size = self.game.size_of(type_id)
+        return {
+            "snapshot": self.snapshot,
+            "game": self.game,
+            "style": self.snapshot.style,
+            "rules": self.snapshot.rules,
+            "symbols": self.snapshot.symbols,
+            "w": size.width_mm,
+            "h": size.height_mm,
+            "bleed": self.game.file.bleed_mm,
+            "fonts": self.game.file.fonts,
+        }
+
+    def _outer(self, type_id: str) -> tuple[float, float]:
+        size = self.game.size_of(type_id)
+        b = self.game.file.bleed_mm
+        return size.width_mm + 2 * b, size.height_mm + 2 * b
+
+    def _render(self, template: str, loc: Loc, **context) -> str:
+        try:
+            body = self.env.get_template(template).render(**context)
+        except TemplateError as exc:
+            where = getattr(exc, "filename", None) or template
+            line = getattr(exc, "lineno", None)
+            raise BuildError(f"template {Path(where).name}{':' + str(line) if line else ''} "
+                             f"failed for {self._current}: {exc}", loc) from None
+        except (KeyError, AttributeError, TypeError, ValueError) as exc:
+            raise BuildError(f"template {template} failed for {self._current}: {exc}", loc) from None
+        return _wrap_svg(body, context["w"], context["h"], context["bleed"])
+
+
+def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:
+    """The SVG document: page = trim + bleed, user units = mm, origin at the trim's top-left."""
+    ow, oh = w + 2 * bleed, h + 2 * bleed
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(ow)}mm" height="{_fmt(oh)}mm" '
+        f'viewBox="{_fmt(-bleed)} {_fmt(-bleed)} {_fmt(ow)} {_fmt(oh)}">\n'
+        f"{body.strip()}\n</svg>\n"
+    )
+
+
+@functools.lru_cache(maxsize=512)
+def _icon_source_cached(path: str, mtime_ns: int) -> tuple[str, str]:
+    text = Path(path).read_text(encoding="utf-8")
+    m = VIEWBOX_RE.search(text)
+    viewbox = m.group(1) if m else "0 0 100 100"
+    open_tag = SVG_OPEN_RE.search(text)
+    start = open_tag.end() if open_tag else 0
+    end = text.rfind("</svg>")
+    return viewbox, text[start:end].strip()
+
+
+def _icon_source(icons_dir: Path, name: str) -> tuple[str, str]:
+    path = icons_dir / f"{name}.svg"
+    if not path.is_file():
+        raise BuildError(f"icon '{name}' not found (expected {path})")
+    return _icon_source_cached(str(path), path.stat().st_mtime_ns)
+
+
+def _fmt(value: float | None) -> str:
+    """Numbers for SVG: short and stable (no 1e-17 noise), so output bytes are deterministic."""
+    if value is None:
+        return ""
+    text = f"{float(value):.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _preview(runs: list) -> str:
+    text = "".join(r.text if isinstance(r, textfit.Text) else "[icon]" for r in runs)
+    return text if len(text) <= 60 else text[:57] + "..."
