@@ -51,6 +51,8 @@ class BuildResult:
     findings: list[Finding] = field(default_factory=list)
     rendered: int = 0  # card images rasterised in this run (cache misses)
     faces: int = 0
+    cards: RenderedSet | None = None  # the SVG faces and backs
+    files: dict[str, "FaceFiles"] = field(default_factory=dict)  # face key -> cached PDF/PNG
 
 
 class Progress:
@@ -97,6 +99,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_mod.Manifest(out_dir)
     files = Rasteriser(project, options, progress).run(rendered, out_dir, result)
+    result.cards, result.files = rendered, files
 
     if options.sheets:
         from .sheets import build_sheets
