@@ -261,11 +261,11 @@ class _Context:
             self.report.error("deck-count", f"{name}: {count} cards, expected {claim.count}{says}",
                               card=card, loc=card.loc_of("count") if card else loc)
         if claim.share is not None:
+            if claim.deck is None or claim.deck not in self.game.decks:
+                self.report.error("bad-claim", "a share claim needs the deck it is a share of", loc=loc)
+                return
             num, den = (int(x) for x in claim.share.split("/"))
-            deck_total = self.s.deck_size(claim.deck) if claim.deck else sum(
-                c.count for c in self.s.cards if any(
-                    spec.type == "symbol" for spec in self.game.card_types[c.type].fields.values())
-                if c.type in self.game.card_types)
+            deck_total = self.s.deck_size(claim.deck)
             if deck_total == 0 or Fraction(count, deck_total) != Fraction(num, den):
                 self.report.error("deck-share", f"{name}: {count} of {deck_total} cards is not {claim.share}{says}",
                                   card=card, loc=card.loc_of("count") if card else loc)

@@ -1,0 +1,50 @@
+"""Shared fixtures: the repository is itself a cardgen project holding the seed games."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cardgen.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT_PARTS = ["cardgen.yml", "card_data", "versions", "templates", "icons", "fonts", "schema"]
+
+
+@pytest.fixture
+def project_copy(tmp_path: Path) -> Path:
+    """A private copy of the project's data (not its build output) that a test may break."""
+    dest = tmp_path / "project"
+    dest.mkdir()
+    for part in PROJECT_PARTS:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part)
+        elif src.is_file():
+            shutil.copy2(src, dest / part)
+    return dest
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """Run `cardgen ARGS` in-process from a folder; returns exit code, stdout, stderr."""
+
+    def run(*args: str, cwd: Path = ROOT) -> CliResult:
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
