@@ -109,7 +109,7 @@ def _layout(spec: SheetSpec, page_w: float, page_h: float, landscape: bool) -> S
 
 def layout_for(spec: SheetSpec, paper: Paper) -> SheetLayout:
     """Pieces are never rotated. The page turns landscape only when that holds MORE pieces;
-    a tie keeps the paper as given (portrait for A4/Letter), which is what printers expect."""
+    a tie stays portrait, the orientation printers and their duplex defaults expect."""
     short, long_ = sorted((paper.width_mm, paper.height_mm))
     portrait = _layout(spec, short, long_, landscape=False)
     landscape = _layout(spec, long_, short, landscape=True)

@@ -1,0 +1,122 @@
+"""tile(): one component larger than the paper (map, board) split over overlapping pages.
+
+Every tile has the same size, and neighbours overlap by exactly `overlap_mm`. The tiles are
+the fewest that cover the component in either page orientation (a tie stays portrait). Each
+page shows its region centred, clipped to the region, with triangles in the margin pointing at
+the lines where the neighbouring tiles' regions begin: cut one sheet along its region edge and
+lay that edge on the triangles of the other. Where the component's trim corners fall on a
+page, crop marks are drawn there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .marks import align_marks, crop_marks
+from .model import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
+from .pdfwrite import Draw, PagePlan, SourceLibrary, fit_footer, register_font, write_pdf
+
+
+@dataclass(frozen=True)
+class TileGrid:
+    page_w: float
+    page_h: float
+    landscape: bool
+    cols: int
+    rows: int
+    tile_w: float  # every region is tile_w x tile_h; neighbours overlap by `overlap`
+    tile_h: float
+    overlap: float
+
+    def region(self, col: int, row: int, comp_h: float) -> Rect:
+        """Region of tile (col, row) in component mm; row 0 is the TOP row."""
+        step_x, step_y = self.tile_w - self.overlap, self.tile_h - self.overlap
+        top = comp_h - row * step_y
+        return Rect(col * step_x, top - self.tile_h, self.tile_w, self.tile_h)
+
+
+def tiles_needed(length: float, avail: float, overlap: float) -> int:
+    """Fewest tiles of at most `avail` that cover `length` with `overlap` between neighbours."""
+    if length <= avail + EPS_MM:
+        return 1
+    return math.ceil((length - overlap) / (avail - overlap) - EPS_MM)
+
+
+def tile_grid(comp_w: float, comp_h: float, paper: Paper, overlap: float, margin: float) -> TileGrid:
+    """Choose the orientation needing fewer pages, then size the tiles evenly."""
+    short, long_ = sorted((paper.width_mm, paper.height_mm))
+    options = []
+    for landscape, (pw, ph) in ((False, (short, long_)), (True, (long_, short))):
+        avail_w, avail_h = pw - 2 * margin, ph - 2 * margin
+        if min(avail_w, avail_h) <= overlap:
+            raise ValueError(f"overlap {overlap} mm leaves no room on {paper.name} with {margin} mm margins")
+        cols, rows = tiles_needed(comp_w, avail_w, overlap), tiles_needed(comp_h, avail_h, overlap)
+        options.append((cols * rows, landscape, pw, ph, cols, rows))
+    _, landscape, pw, ph, cols, rows = min(options)  # False < True: a tie stays portrait
+    tile_w = comp_w if cols == 1 else (comp_w + (cols - 1) * overlap) / cols
+    tile_h = comp_h if rows == 1 else (comp_h + (rows - 1) * overlap) / rows
+    return TileGrid(pw, ph, landscape, cols, rows, tile_w, tile_h, overlap)
+
+
+def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 10.0, title: str = "",
+         font_path: Path | None = None, bleed_mm: float = 0.0, margin_mm: float = 5.0) -> ImposedSheets:
+    """Split the one-page PDF `component` over pages of `paper` (see module docstring).
+
+    bleed_mm is the component's own bleed: crop marks go at its trim, bleed_mm inside the
+    page edge. Placements: one per page, `source` = the region shown, in component mm.
+    """
+    if overlap_mm < 0 or bleed_mm < 0:
+        raise ValueError("overlap_mm and bleed_mm must not be negative")
+    font = register_font(font_path)
+    with SourceLibrary() as library:
+        key = library.add(Path(component))
+        comp_w, comp_h = library.size_mm(key)
+        if min(comp_w, comp_h) <= 2 * bleed_mm:
+            raise ValueError(f"{component}: {comp_w:.1f} x {comp_h:.1f} mm has no room for {bleed_mm} mm bleed")
+        grid = tile_grid(comp_w, comp_h, paper, overlap_mm, margin_mm)
+        trim = Rect(bleed_mm, bleed_mm, comp_w - 2 * bleed_mm, comp_h - 2 * bleed_mm)
+        plans, placements = [], []
+        for row in range(grid.rows):
+            for col in range(grid.cols):
+                plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim)
+                plan.footer = _footer(title, row, col, grid, paper)
+                fit_footer(plan, font, margin_mm)
+                plans.append(plan)
+                placements.append(placement)
+        write_pdf(plans, library, out, font=font, margin_mm=margin_mm, title=title)
+    return ImposedSheets(
+        path=Path(out), pages=len(plans), per_page=1, cols=grid.cols, rows=grid.rows,
+        placements=placements, marks=[m for plan in plans for m in plan.marks],
+        page_w_mm=grid.page_w, page_h_mm=grid.page_h, landscape=grid.landscape)
+
+
+def _tile_page(key: str, grid: TileGrid, page: int, col: int, row: int, comp_h: float,
+               trim: Rect) -> tuple[PagePlan, Placement]:
+    """The region of tile (col, row), centred on its page and clipped to itself, with marks."""
+    source = grid.region(col, row, comp_h)
+    on_page = Rect((grid.page_w - source.w) / 2, (grid.page_h - source.h) / 2, source.w, source.h)
+    dx, dy = on_page.x - source.x, on_page.y - source.y  # component mm -> page mm
+    plan = PagePlan(grid.page_w, grid.page_h, footer="")
+    plan.draws.append(Draw(key, dx, dy, on_page))
+    plan.marks = _marks(page, grid, col, row, on_page, Rect(trim.x + dx, trim.y + dy, trim.w, trim.h))
+    placement = Placement(page, 0, "front", on_page.x, on_page.y, on_page.w, on_page.h, source=source)
+    return plan, placement
+
+
+def _marks(page: int, grid: TileGrid, col: int, row: int, region: Rect, trim: Rect) -> list[Mark]:
+    """Crop marks at the component's trim corners on this page, and triangles at the lines
+    where each neighbouring tile's region starts (overlap_mm inside this region's edge)."""
+    ov = grid.overlap
+    xs = ([region.x + ov] if col > 0 else []) + ([region.x1 - ov] if col < grid.cols - 1 else [])
+    ys = ([region.y1 - ov] if row > 0 else []) + ([region.y + ov] if row < grid.rows - 1 else [])
+    return (crop_marks(page, [trim], region, region, grid.page_w, grid.page_h)
+            + align_marks(page, region, xs, ys))
+
+
+def _footer(title: str, row: int, col: int, grid: TileGrid, paper: Paper) -> str:
+    paper_text = f"{paper.name} landscape" if grid.landscape else paper.name
+    parts = [title] if title else []
+    parts += [f"tile {row + 1},{col + 1} of {grid.rows} x {grid.cols}", paper_text]
+    return " · ".join(parts)

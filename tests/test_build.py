@@ -1,0 +1,237 @@
+"""Issue 3: `cardgen build` on the real game: images, sheets, geometry, fonts, duplex, determinism."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pikepdf
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from cardgen.pipeline import BuildOptions, build
+from cardgen.project import load_project
+from cardgen.units import mm_to_pt
+from cardgen.versions import load_game, resolve
+from conftest import ROOT
+
+A4 = (595.28, 841.89)
+LETTER = (612.0, 792.0)
+
+
+def _build(project_root: Path, out: Path, version: str = "3.1", **kw):
+    project = load_project(project_root)
+    snapshot = resolve(project, load_game(project, None), version)
+    options = BuildOptions(out_dir=out, rulebook=False, **kw)
+    return snapshot, build(project, snapshot, options)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("kb31")
+    snapshot, result = _build(ROOT, out)
+    return snapshot, result, out
+
+
+def test_outputs_exist(built):
+    snapshot, result, out = built
+    names = {o.path.name for o in result.outputs}
+    assert names == {"sheets-a4.pdf", "sheets-letter.pdf"}
+    faces = len(snapshot.cards) + 4  # + one back per deck
+    assert len(list((out / "svg").glob("*.svg"))) == faces
+    assert len(list((out / "png").glob("*.png"))) == faces
+
+
+def test_png_is_300_dpi_with_bleed(built):
+    _, _, out = built
+    img = Image.open(out / "png" / "card-shortsword-hilt.png")
+    assert img.size == (815, 1110)  # (63 + 6) x (88 + 6) mm at 300 DPI
+    assert img.mode == "RGB"
+    token = Image.open(out / "png" / "card-forge-token.png")
+    assert token.size == (425, 425)  # 30 + 6 mm
+
+
+def _expected_pages(snapshot):
+    cards = sum(c.count for c in snapshot.cards if c.type != "forge-token")
+    tokens = sum(c.count for c in snapshot.cards if c.type == "forge-token")
+    return cards, tokens
+
+
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_page_size_and_count(built, paper, size):
+    snapshot, _, out = built
+    pdf = pikepdf.open(out / f"sheets-{paper}.pdf")
+    cards, tokens = _expected_pages(snapshot)
+    card_pages = -(-cards // 9)  # 3 x 3 poker cards a page
+    assert cards == 90 - 4 and card_pages == 10
+    assert len(pdf.pages) >= 2 * card_pages + 2  # fronts + backs, and a token page + its back
+    for page in pdf.pages:
+        box = [float(v) for v in page.mediabox]
+        assert abs(box[2] - size[0]) < 0.5 and abs(box[3] - size[1]) < 0.5
+
+
+def test_fonts_embedded_and_only_project_fonts(built):
+    _, _, out = built
+    pdf = pikepdf.open(out / "sheets-a4.pdf")
+    names = set()
+    for obj in pdf.objects:
+        if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor":
+            assert any(k in obj for k in ("/FontFile", "/FontFile2", "/FontFile3")), obj.get("/FontName")
+            names.add(re.sub(r"^[A-Z]{6}\+", "", str(obj.FontName)[1:]))
+    assert names and names <= {"Cinzel-Bold", "Cinzel-Regular", "AlegreyaSans-Regular", "AlegreyaSans-Bold",
+                               "AlegreyaSans-Italic"}, names
+    assert "Cinzel-Bold" in names and "AlegreyaSans-Regular" in names
+
+
+def test_sheets_are_vector_and_cards_stored_once(built):
+    snapshot, result, out = built
+    pdf = pikepdf.open(out / "sheets-a4.pdf")
+    forms, images = 0, 0
+    for obj in pdf.objects:
+        if isinstance(obj, pikepdf.Stream) and obj.get("/Type") == "/XObject":
+            if obj.get("/Subtype") == "/Image":
+                images += 1
+            elif obj.get("/Subtype") == "/Form" and "/BBox" in obj:
+                forms += 1
+    assert images == 0
+    distinct = len(snapshot.cards) + 4
+    # one form per distinct face (cairo may nest a few forms inside a card, never per copy)
+    assert distinct <= forms < 90, forms
+
+
+def test_text_of_cards_is_in_the_pdf(built):
+    _, _, out = built
+    text = PdfReader(out / "sheets-a4.pdf").pages[0].extract_text()
+    assert "Arming Sword" in text or "ARMING SWORD" in text.upper()
+
+
+def _render(pdf_path: Path, page: int, dpi: int) -> Image.Image:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(str(pdf_path))
+    try:
+        return doc[page].render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
+    finally:
+        doc.close()
+
+
+def _line_centres(values: list[int], threshold: int = 100) -> list[float]:
+    """Centres (in pixels) of the dark runs along one row or column of pixels."""
+    centres, run = [], []
+    for i, v in enumerate(values):
+        if v < threshold:
+            run.append(i)
+        elif run:
+            centres.append(sum(run) / len(run))
+            run = []
+    if run:
+        centres.append(sum(run) / len(run))
+    return centres
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_card_measures_63_by_88_between_crop_marks(built, paper):
+    """Scan the page margins at 600 DPI: the crop marks of each card lie 63.0 x 88.0 mm apart."""
+    _, _, out = built
+    dpi = 600
+    img = _render(out / f"sheets-{paper}.pdf", 0, dpi)
+    px_mm = 25.4 / dpi
+    w, h = img.size
+    row = [img.getpixel((x, int(3.0 / px_mm))) for x in range(w)]  # 3 mm below the top edge
+    col = [img.getpixel((int(3.0 / px_mm), y)) for y in range(h)]  # 3 mm from the left edge
+    xs = [c * px_mm for c in _line_centres(row)]
+    ys = [c * px_mm for c in _line_centres(col)]
+    widths = [b - a for i, a in enumerate(xs) for b in xs[i + 1:] if abs(b - a - 63) < 1]
+    heights = [b - a for i, a in enumerate(ys) for b in ys[i + 1:] if abs(b - a - 88) < 1]
+    assert len(widths) >= 3 and len(heights) >= 3, (xs, ys)
+    assert all(abs(d - 63.0) <= 0.1 for d in widths), widths
+    assert all(abs(d - 88.0) <= 0.1 for d in heights), heights
+
+
+def test_crop_marks_stay_outside_the_cards(built):
+    """In the top margin band the marks are thin lines: nothing of a card is drawn there."""
+    _, _, out = built
+    dpi = 300
+    img = _render(out / "sheets-a4.pdf", 0, dpi)
+    px_mm = 25.4 / dpi
+    band = img.crop((0, int(1 / px_mm), img.width, int(4 / px_mm)))
+    dark = sum(1 for v in band.tobytes() if v < 200)
+    # 4 or more marks x 3 mm x ~2 px wide: a card edge in the band would add thousands of pixels
+    assert 0 < dark < 600, dark
+
+
+def test_duplex_backs_line_up_behind_their_faces(built):
+    """The last card page is half full: mirrored left-right, its back page covers exactly its fronts."""
+    snapshot, _, out = built
+    pdf = pikepdf.open(out / "sheets-a4.pdf")
+    cards, _ = _expected_pages(snapshot)
+    last_front = 2 * (-(-cards // 9) - 1)
+    assert cards % 9 != 0  # a partly filled page, so a wrong mirror cannot pass by symmetry
+    dpi = 100
+    front = _render(out / "sheets-a4.pdf", last_front, dpi)
+    back = _render(out / "sheets-a4.pdf", last_front + 1, dpi).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    cut = int(front.height - 12 * dpi / 25.4)  # leave out the footer text
+    f_mask = [v < 245 for v in front.crop((0, 0, front.width, cut)).tobytes()]
+    b_mask = [v < 245 for v in back.crop((0, 0, back.width, cut)).tobytes()]
+    covered = sum(f_mask)
+    assert covered > 0.2 * len(f_mask)
+    mismatch = sum(1 for a, b in zip(f_mask, b_mask) if a != b)
+    assert mismatch / covered < 0.01, mismatch / covered
+    assert len(pdf.pages) % 2 == 0
+
+
+def test_fronts_only_has_no_back_pages(tmp_path):
+    snapshot, result = _build(ROOT, tmp_path, papers=("a4",), duplex=False, png=False)
+    pdf = pikepdf.open(tmp_path / "sheets-a4.pdf")
+    cards, tokens = _expected_pages(snapshot)
+    assert len(pdf.pages) == -(-cards // 9) + 1
+
+
+def test_build_is_deterministic_across_caches(built, project_copy, tmp_path):
+    _, _, out = built
+    _build(project_copy, tmp_path / "again")
+    for name in ("sheets-a4.pdf", "sheets-letter.pdf", "png/card-katana-hilt.png", "svg/card-katana-hilt.svg"):
+        assert (out / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+
+
+def test_rebuild_renders_only_what_changed(project_copy, tmp_path):
+    _, first = _build(project_copy, tmp_path, papers=("a4",))
+    assert first.rendered == first.faces
+    _, noop = _build(project_copy, tmp_path, papers=("a4",))
+    assert noop.rendered == 0 and not any(o.rebuilt for o in noop.outputs)
+    path = project_copy / "versions/kings-blade/3.1.yml"
+    path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, points: 4}\n")
+    _, changed = _build(project_copy, tmp_path, papers=("a4",))
+    assert changed.rendered == 1
+    assert [o.rebuilt for o in changed.outputs] == [True]
+
+
+def test_card_text_is_escaped(project_copy, tmp_path):
+    path = project_copy / "versions/kings-blade/3.1.yml"
+    path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, name: 'Fish & <Chips> \"Q\"'}\n")
+    _build(project_copy, tmp_path, papers=("a4",), png=False)
+    svg = (tmp_path / "svg" / "card-rapier.svg").read_text()
+    assert "Fish &amp; &lt;Chips&gt; &quot;Q&quot;" in svg or "Fish &amp; &lt;Chips&gt; \"Q\"" in svg
+    text = "".join(p.extract_text() for p in PdfReader(tmp_path / "sheets-a4.pdf").pages[:1])
+    assert 'Fish & <Chips> "Q"' in text
+
+
+def test_text_that_cannot_fit_is_reported_naming_the_card(project_copy, tmp_path):
+    path = project_copy / "versions/kings-blade/3.1.yml"
+    path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, name: " + "Very " * 30 + "Long}\n")
+    _, result = _build(project_copy, tmp_path, papers=("a4",), png=False, sheets=False)
+    assert any(w.startswith("card 'rapier': text does not fit") for w in result.warnings), result.warnings
+
+
+def test_build_refuses_to_write_over_sources(cli):
+    result = cli("build", "-v", "3.1", "--out", "card_data")
+    assert result.code == 2 and "holds your sources" in result.err
+
+
+def test_cli_build_reports_where_the_pdfs_are(cli, project_copy):
+    result = cli("build", "-v", "3.1", "--no-rulebook", "--paper", "a4", cwd=project_copy)
+    assert result.code == 0, result.err
+    assert "build/kings-blade/3.1/sheets-a4.pdf" in result.out
+    assert (project_copy / "build/kings-blade/3.1/sheets-a4.pdf").is_file()

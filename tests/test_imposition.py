@@ -1,0 +1,591 @@
+"""Imposition: layout, vector dedupe, crop marks, duplex registration, tiling, determinism.
+
+Card PDFs are made here with cairosvg from tiny SVGs: one colour over the whole bleed area, a
+distinct colour over the trim area and a label, so rendered pages can be measured by colour.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import cairosvg
+import pikepdf
+import pytest
+from PIL import Image, ImageChops, ImageOps
+from pypdf import PdfReader
+
+from cardgen.imposition import (
+    PAPERS, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile,
+)
+from cardgen.imposition.layout import fit_axis
+from cardgen.imposition.marks import mark_bounds
+from cardgen.imposition.pdfwrite import footer_box, register_font
+from cardgen.units import mm_to_pt, pt_to_mm
+
+FONTS = Path(__file__).resolve().parents[1] / "fonts"
+POKER = SheetSpec(63, 88, bleed_mm=3)
+BLEED_RGB = (40, 60, 200)
+BACK_BLEED_RGB = (60, 60, 60)
+A4, LETTER = PAPERS["a4"], PAPERS["letter"]
+
+
+# ---------------------------------------------------------------- helpers
+
+def hue(i: int, n: int, s: float = 0.9, v: float = 0.95) -> tuple[int, int, int]:
+    r, g, b = colorsys.hsv_to_rgb((i / n) * 0.8 + 0.05, s, v)
+    return int(r * 255), int(g * 255), int(b * 255)
+
+
+def make_card(path: Path, trim_rgb, bleed_rgb=BLEED_RGB, w=63.0, h=88.0, bleed=3.0, label="") -> Path:
+    W, H = w + 2 * bleed, h + 2 * bleed
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}mm" height="{H}mm" viewBox="0 0 {W} {H}">'
+           f'<rect width="{W}" height="{H}" fill="rgb{tuple(bleed_rgb)}"/>'
+           f'<rect x="{bleed}" y="{bleed}" width="{w}" height="{h}" fill="rgb{tuple(trim_rgb)}"/>'
+           f'<text x="{W / 2}" y="{H / 2}" font-size="6" text-anchor="middle" '
+           f'font-family="DejaVu Sans">{label}</text></svg>')
+    cairosvg.svg2pdf(bytestring=svg.encode(), write_to=str(path))
+    return path
+
+
+@pytest.fixture
+def deck(tmp_path):
+    """n poker slots with distinct front/back trim colours; backs listed in `no_back` are None."""
+    def build(n: int, no_back=(), spec: SheetSpec = POKER):
+        w, h, b = spec.trim_w_mm, spec.trim_h_mm, spec.bleed_mm
+        slots = []
+        for i in range(n):
+            front = make_card(tmp_path / f"front{i}.pdf", hue(i, n), w=w, h=h, bleed=b, label=f"F{i}")
+            back = None if i in no_back else make_card(
+                tmp_path / f"back{i}.pdf", hue(i, n, 0.5, 0.6), BACK_BLEED_RGB, w=w, h=h, bleed=b, label=f"B{i}")
+            slots.append(Slot(front, back, f"card{i}"))
+        return slots
+    return build
+
+
+def render(pdf: Path, page: int, dpi: int, crop_px: tuple[int, int, int, int] | None = None) -> Image.Image:
+    """Page `page` (0-based) as RGB; crop_px = (x, y, w, h) from the top-left, in pixels."""
+    args = ["pdftoppm", "-r", str(dpi), "-f", str(page + 1), "-l", str(page + 1), "-png", "-singlefile"]
+    if crop_px:
+        args += ["-x", str(crop_px[0]), "-y", str(crop_px[1]), "-W", str(crop_px[2]), "-H", str(crop_px[3])]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "page"
+        subprocess.run(args + [str(pdf), str(root)], check=True, capture_output=True)
+        with Image.open(root.with_suffix(".png")) as img:
+            return img.convert("RGB")
+
+
+def colour_mask(img: Image.Image, rgb, tol: int = 8) -> Image.Image:
+    bands = [band.point(lambda v, t=t: 255 if abs(v - t) <= tol else 0) for band, t in zip(img.split(), rgb)]
+    return ImageChops.multiply(ImageChops.multiply(bands[0], bands[1]), bands[2])
+
+
+def px_box(rect: Rect, page_h_mm: float, dpi: int) -> tuple[float, float, float, float]:
+    """A page rect (mm, bottom-left origin) as (left, top, right, bottom) pixels from top-left."""
+    k = dpi / 25.4
+    return rect.x * k, (page_h_mm - rect.y1) * k, rect.x1 * k, (page_h_mm - rect.y) * k
+
+
+def content_lines(page: pikepdf.Page) -> set[tuple[float, ...]]:
+    """Every `x y m x y l` segment in the page content stream, in mm rounded to 0.01.
+
+    Only valid because every `cm` outside a q/Q group is the identity (asserted here).
+    """
+    lines, start, depth = set(), None, 0
+    for operands, op in pikepdf.parse_content_stream(page):
+        op = str(op)
+        depth += {"q": 1, "Q": -1}.get(op, 0)
+        if op == "cm" and depth == 0:
+            assert [float(v) for v in operands] == [1, 0, 0, 1, 0, 0]
+        if op == "m":
+            start = [float(v) for v in operands]
+        elif op == "l":
+            end = [float(v) for v in operands]
+            lines.add(tuple(round(pt_to_mm(v), 2) for v in (*start, *end)))
+            start = end
+    return lines
+
+
+def dark_run_centres(pixels: list[int], threshold: int = 160) -> list[float]:
+    """Darkness-weighted centres of runs of dark pixels along one pixel line."""
+    centres, run = [], []
+    for i, v in enumerate(pixels + [255]):
+        if v < threshold:
+            run.append((i, 255 - v))
+        elif run:
+            centres.append(sum(i * w for i, w in run) / sum(w for _, w in run))
+            run = []
+    return centres
+
+
+# ---------------------------------------------------------------- layout
+
+@pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
+def test_poker_is_3x3_centred_and_inside_margin(deck, tmp_path, paper):
+    assert grid_for(POKER, paper) == (3, 3)
+    result = impose(deck(9), POKER, paper, tmp_path / "out.pdf", duplex=False)
+    assert (result.cols, result.rows, result.per_page, result.landscape) == (3, 3, 9, False)
+    layout = layout_for(POKER, paper)
+    trims = [p.rect for p in result.placements]
+    left = min(r.x for r in trims)
+    right = paper.width_mm - max(r.x1 for r in trims)
+    bottom = min(r.y for r in trims)
+    top = paper.height_mm - max(r.y1 for r in trims)
+    assert left == pytest.approx(right, abs=1e-6)
+    assert bottom == pytest.approx(top, abs=1e-6)
+    art = layout.art_extent()
+    assert art.x >= POKER.margin_mm - 1e-6 and art.y >= POKER.margin_mm - 1e-6
+    assert art.x1 <= paper.width_mm - POKER.margin_mm + 1e-6
+    assert art.y1 <= paper.height_mm - POKER.margin_mm + 1e-6
+
+
+def test_gutter_rule_values_for_poker():
+    a4, letter = layout_for(POKER, A4), layout_for(POKER, LETTER)
+    # A4 width: 200 printable, 189 trim -> 11 mm for 2 gutters + 2 outer bleeds of the wanted 18
+    assert a4.x.gutter == pytest.approx(6 * 11 / 18) and a4.x.outer_bleed == pytest.approx(3 * 11 / 18)
+    assert (a4.y.gutter, a4.y.outer_bleed) == (6.0, 3.0)  # 287 printable: everything fits
+    assert letter.x.gutter == pytest.approx(6 * 16.9 / 18)
+    assert letter.y.gutter == pytest.approx(1.8) and letter.y.outer_bleed == pytest.approx(0.9)
+    # bleed kept towards a neighbour is half the gutter, never more than the bleed itself
+    clip, trim = a4.clip_rect(1, 1), a4.trim_rect(1, 1)
+    assert trim.x - clip.x == pytest.approx(a4.x.gutter / 2)
+    assert trim.y - clip.y == pytest.approx(3.0)
+
+
+def test_gutter_shrinks_to_zero_rather_than_drop_a_column():
+    exact = fit_axis(page_len=200, margin=5, trim=38, bleed=3, gutter=6)  # 5 x 38 = 190 of 190
+    assert (exact.count, exact.gutter, exact.outer_bleed, exact.start) == (5, 0.0, 0.0, 5.0)
+    explicit = fit_axis(page_len=210, margin=5, trim=63, bleed=3, gutter=0)
+    assert (explicit.count, explicit.gutter, explicit.outer_bleed) == (3, 0.0, 3.0)
+    roomy = fit_axis(page_len=297, margin=5, trim=88, bleed=3, gutter=6)
+    assert (roomy.count, roomy.gutter, roomy.outer_bleed, roomy.start) == (3, 6.0, 3.0, 10.5)
+
+
+def test_landscape_only_when_it_holds_more():
+    mini = SheetSpec(41, 63, bleed_mm=3)  # portrait A4: 4 x 4 = 16; landscape: 7 x 3 = 21
+    layout = layout_for(mini, A4)
+    assert layout.landscape and (layout.page_w, layout.page_h) == (297.0, 210.0)
+    assert grid_for(mini, A4) == (7, 3)
+    tarot = SheetSpec(70, 120, bleed_mm=3)  # 2 x 2 either way: stays portrait
+    assert not layout_for(tarot, A4).landscape and grid_for(tarot, A4) == (2, 2)
+    assert grid_for(SheetSpec(250, 100), A4) == (1, 2)  # a landscape piece gets a landscape page
+    assert grid_for(SheetSpec(300, 100), A4) == (0, 0)
+
+
+def test_piece_bigger_than_paper_is_rejected(tmp_path):
+    big = make_card(tmp_path / "big.pdf", (200, 0, 0), w=300, h=100)
+    with pytest.raises(ValueError, match="tile"):
+        impose([Slot(big, None)], SheetSpec(300, 100), A4, tmp_path / "out.pdf")
+
+
+@pytest.mark.parametrize("paper, gutter", [(LETTER, None), (A4, 0.0)], ids=["letter-1.8mm-rows", "a4-gutter-0"])
+def test_bleed_never_paints_a_neighbours_trim(deck, tmp_path, paper, gutter):
+    spec = SheetSpec(63, 88, bleed_mm=3, gutter_mm=gutter)
+    result = impose(deck(9), spec, paper, tmp_path / "out.pdf", duplex=False)
+    dpi = 150
+    img = render(result.path, 0, dpi)
+    bleed = colour_mask(img, BLEED_RGB)
+    for p in result.placements:
+        left, top, right, bottom = px_box(p.rect, paper.height_mm, dpi)
+        inside = bleed.crop((math.ceil(left) + 1, math.ceil(top) + 1, math.floor(right) - 1, math.floor(bottom) - 1))
+        assert inside.getbbox() is None, f"bleed painted inside trim of slot {p.slot}"
+    if gutter is None:  # the gutter itself is bleed, not paper
+        first, second = result.placements[0].rect, result.placements[1].rect
+        k = dpi / 25.4
+        x = (first.x1 + second.x) / 2 * k
+        y = (paper.height_mm - (first.y + first.h / 2)) * k
+        assert bleed.getpixel((int(x), int(y))) == 255
+
+
+# ---------------------------------------------------------------- vector + dedupe
+
+def _form_xobjects(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
+    return [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Form"]
+
+
+def test_copies_of_one_card_share_one_xobject(tmp_path):
+    card = make_card(tmp_path / "card.pdf", (220, 30, 30), label="Same")
+    two = impose([Slot(card, None)] * 2, POKER, A4, tmp_path / "two.pdf", duplex=False)
+    many = impose([Slot(card, None)] * 18, POKER, A4, tmp_path / "many.pdf", duplex=False)
+    assert many.path.stat().st_size < 1.3 * two.path.stat().st_size
+    with pikepdf.open(many.path) as pdf:
+        assert len(_form_xobjects(pdf)) == 1
+        for page in pdf.pages:
+            xobjects = page.obj.Resources.XObject
+            assert list(xobjects.keys()) == ["/Piece0"]
+            ops = [str(op) for _, op in pikepdf.parse_content_stream(page)]
+            assert ops.count("Do") == 9 and ops.count("cm") >= 9
+
+
+def test_each_distinct_content_is_one_xobject_and_nothing_is_rasterised(tmp_path):
+    a = make_card(tmp_path / "a.pdf", (220, 30, 30), label="A")
+    b = make_card(tmp_path / "b.pdf", (30, 220, 30), label="B")
+    a_copy = tmp_path / "a-copy.pdf"
+    a_copy.write_bytes(a.read_bytes())  # same content, other path: still one XObject
+    slots = [Slot(a, b), Slot(a_copy, b), Slot(b, a), Slot(a, None)]
+    result = impose(slots, POKER, A4, tmp_path / "out.pdf")
+    with pikepdf.open(result.path) as pdf:
+        assert len(_form_xobjects(pdf)) == 2
+        images = [o for o in pdf.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"]
+        assert images == []
+
+
+# ---------------------------------------------------------------- crop marks
+
+def test_crop_marks_never_cross_a_trim_box(deck, tmp_path):
+    result = impose(deck(11), POKER, LETTER, tmp_path / "out.pdf")
+    layout = layout_for(POKER, LETTER)
+    cells = [layout.trim_rect(c, r) for r in range(layout.rows) for c in range(layout.cols)]
+    assert result.marks and {m.kind for m in result.marks} == {"crop"}
+    for mark in result.marks:
+        bounds = mark_bounds(mark)
+        for trim in cells + [p.rect for p in result.placements if p.page == mark.page]:
+            assert not bounds.intersects(trim), (mark, trim)
+        assert not bounds.intersects(layout.art_extent())
+    # every trim line of the grid has marks at both ends
+    for page in range(result.pages):
+        marks = [m for m in result.marks if m.page == page]
+        xs = {round(m.x0, 4) for m in marks if m.x0 == m.x1}
+        ys = {round(m.y0, 4) for m in marks if m.y0 == m.y1}
+        assert xs == {round(v, 4) for c in cells for v in (c.x, c.x1)}
+        assert ys == {round(v, 4) for c in cells for v in (c.y, c.y1)}
+        assert len(marks) == 2 * (2 * layout.cols + 2 * layout.rows)  # one at each end of each line
+
+
+def test_recorded_marks_are_what_the_content_stream_draws(deck, tmp_path):
+    result = impose(deck(9), POKER, A4, tmp_path / "out.pdf", title="Deck")
+    with pikepdf.open(result.path) as pdf:
+        for index, page in enumerate(pdf.pages):
+            recorded = {tuple(round(v, 2) for v in (m.x0, m.y0, m.x1, m.y1))
+                        for m in result.marks if m.page == index}
+            drawn = content_lines(page)
+            assert drawn == recorded
+
+
+@pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
+def test_crop_marks_measure_63_by_88_at_600_dpi(deck, tmp_path, paper):
+    result = impose(deck(9), POKER, paper, tmp_path / "out.pdf", duplex=False)
+    art = layout_for(POKER, paper).art_extent()
+    dpi, k = 600, 600 / 25.4
+    # a horizontal strip through the top margin, 2 mm above the art: vertical marks
+    y = int((paper.height_mm - art.y1 - 2.5) * k)
+    strip = render(result.path, 0, dpi, (0, y, int(paper.width_mm * k), 1)).convert("L")
+    xs = [px / k for px in dark_run_centres(list(strip.tobytes()))]
+    assert len(xs) == 6
+    for left, right in zip(xs[0::2], xs[1::2]):
+        assert right - left == pytest.approx(63.0, abs=0.1)
+    assert xs[0] == pytest.approx(result.placements[0].x_mm, abs=0.1)
+    # a vertical strip through the left margin: horizontal marks
+    x = int((art.x - 2.5) * k)
+    strip = render(result.path, 0, dpi, (x, 0, 1, int(paper.height_mm * k))).convert("L")
+    ys = [px / k for px in dark_run_centres(list(strip.tobytes()))]
+    assert len(ys) == 6
+    for top, bottom in zip(ys[0::2], ys[1::2]):
+        assert bottom - top == pytest.approx(88.0, abs=0.1)
+
+
+def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
+    spec = SheetSpec(25, 25, bleed_mm=2, shape="circle")
+    token = make_card(tmp_path / "token.pdf", (250, 200, 0), w=25, h=25, bleed=2, label="T")
+    back = make_card(tmp_path / "token-back.pdf", (90, 90, 90), w=25, h=25, bleed=2)
+    result = impose([Slot(token, back)] * 10, spec, A4, tmp_path / "out.pdf")
+    fronts = [m for m in result.marks if m.page == 0]
+    assert {m.kind for m in result.marks} == {"circle"}
+    assert [m for m in result.marks if m.page == 1] == []  # cut lines lie on the art: fronts only
+    assert len(fronts) == 10
+    for mark, placement in zip(fronts, [p for p in result.placements if p.page == 0]):
+        assert mark.x1 - mark.x0 == pytest.approx(12.5)
+        assert (mark.x0, mark.y0) == pytest.approx((placement.x_mm + 12.5, placement.y_mm + 12.5))
+    with pikepdf.open(result.path) as pdf:
+        ops = [str(op) for _, op in pikepdf.parse_content_stream(pdf.pages[0])]
+        assert ops.count("c") == 4 * 10 and "l" not in ops
+    with pytest.raises(ValueError):
+        SheetSpec(25, 30, shape="circle")
+
+
+# ---------------------------------------------------------------- duplex
+
+@pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
+def test_duplex_backs_sit_exactly_behind_their_fronts(deck, tmp_path, paper):
+    n, dpi = 9, 150
+    slots = deck(n, no_back={4})
+    result = impose(slots, POKER, paper, tmp_path / "out.pdf")
+    assert result.pages == 2
+    front_img = render(result.path, 0, dpi)
+    back_img = ImageOps.mirror(render(result.path, 1, dpi))  # what you see holding it to the light
+    for i in range(n):
+        expected = px_box(result.placements[i].rect, paper.height_mm, dpi)
+        front_box = colour_mask(front_img, hue(i, n)).getbbox()
+        assert front_box == pytest.approx(expected, abs=1.5)
+        back_box = colour_mask(back_img, hue(i, n, 0.5, 0.6)).getbbox()
+        if i == 4:
+            assert back_box is None
+            continue
+        assert back_box == pytest.approx(front_box, abs=1)
+    blank = px_box(result.placements[4].rect, paper.height_mm, dpi)  # slot 4's back cell is the mirrored centre
+    cell = back_img.crop(tuple(int(v) for v in blank)).convert("L")
+    assert cell.getextrema() == (255, 255)
+
+
+def test_back_placements_mirror_columns_on_portrait(deck, tmp_path):
+    result = impose(deck(9), POKER, A4, tmp_path / "out.pdf")
+    fronts = {p.slot: p for p in result.placements if p.side == "front"}
+    backs = {p.slot: p for p in result.placements if p.side == "back"}
+    assert all(p.page == 1 for p in backs.values())
+    for slot, front in fronts.items():
+        back = backs[slot]
+        assert back.x_mm == pytest.approx(A4.width_mm - front.x_mm - front.w_mm)
+        assert back.y_mm == pytest.approx(front.y_mm)
+    assert backs[0].x_mm == pytest.approx(fronts[2].x_mm)  # column 0 -> column 2
+
+
+def test_landscape_sheets_flip_top_to_bottom(tmp_path):
+    spec = SheetSpec(41, 63, bleed_mm=3)
+    slots = [Slot(make_card(tmp_path / f"f{i}.pdf", hue(i, 3), w=41, h=63),
+                  make_card(tmp_path / f"b{i}.pdf", hue(i, 3, 0.4), w=41, h=63)) for i in range(3)]
+    result = impose(slots, spec, A4, tmp_path / "out.pdf")
+    assert result.landscape and (result.page_w_mm, result.page_h_mm) == (297.0, 210.0)
+    fronts = {p.slot: p for p in result.placements if p.side == "front"}
+    for back in (p for p in result.placements if p.side == "back"):
+        front = fronts[back.slot]
+        assert back.x_mm == pytest.approx(front.x_mm)
+        assert back.y_mm == pytest.approx(result.page_h_mm - front.y_mm - front.h_mm)
+
+
+def test_without_duplex_only_fronts(deck, tmp_path):
+    result = impose(deck(9), POKER, A4, tmp_path / "out.pdf", duplex=False)
+    assert result.pages == 1 and {p.side for p in result.placements} == {"front"}
+    assert len(PdfReader(result.path).pages) == 1
+
+
+# ---------------------------------------------------------------- pages, footer, fonts
+
+@pytest.mark.parametrize("duplex, pages", [(True, 6), (False, 3)])
+def test_pages_fill_row_by_row(tmp_path, duplex, pages):
+    card = make_card(tmp_path / "card.pdf", (10, 120, 10))
+    back = make_card(tmp_path / "back.pdf", (120, 10, 10))
+    result = impose([Slot(card, back)] * 20, POKER, A4, tmp_path / "out.pdf", duplex=duplex)
+    assert result.pages == pages == math.ceil(20 / 9) * (2 if duplex else 1)
+    assert len(PdfReader(result.path).pages) == pages
+    fronts = [p for p in result.placements if p.side == "front"]
+    step = 2 if duplex else 1
+    assert [p.page for p in fronts] == [step * (i // 9) for i in range(20)]
+    assert [p.slot for p in fronts] == list(range(20))
+    first_page = fronts[:9]
+    assert [round(p.x_mm, 3) for p in first_page[:3]] == sorted(round(p.x_mm, 3) for p in first_page[:3])
+    assert first_page[0].y_mm == first_page[2].y_mm > first_page[3].y_mm > first_page[6].y_mm
+    assert len([p for p in fronts if p.page == step * 2]) == 2  # last sheet partly filled
+
+
+@pytest.mark.parametrize("paper, size_pt", [(A4, (595.28, 841.89)), (LETTER, (612.0, 792.0))],
+                         ids=["a4", "letter"])
+def test_page_size_is_exact(deck, tmp_path, paper, size_pt):
+    result = impose(deck(2), POKER, paper, tmp_path / "out.pdf")
+    with pikepdf.open(result.path) as pdf:
+        for page in pdf.pages:
+            x0, y0, x1, y1 = (float(v) for v in page.mediabox)
+            assert (x0, y0) == (0, 0)
+            assert (x1, y1) == pytest.approx(size_pt, abs=0.005)
+
+
+def test_footer_text_is_set_in_an_embedded_font(deck, tmp_path):
+    result = impose(deck(11), POKER, A4, tmp_path / "out.pdf", title="Dragon Deck")
+    reader = PdfReader(result.path)
+    texts = [page.extract_text() for page in reader.pages]
+    assert "Dragon Deck · sheet 1/2, fronts · A4" in texts[0]
+    assert "Dragon Deck · sheet 1/2, backs · A4" in texts[1]
+    assert "sheet 2/2, fronts" in texts[2] and "sheet 2/2, backs" in texts[3]
+    fonts = subprocess.run(["pdffonts", str(result.path)], check=True, capture_output=True, text=True).stdout
+    rows = fonts.splitlines()[2:]
+    assert any("AlegreyaSans-Regular" in row for row in rows)
+    assert "Helvetica" not in fonts
+    for row in rows:
+        assert re.search(r"\s(yes)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+$", row), row  # emb == yes
+
+
+def test_footer_font_can_be_chosen_and_marks_stay_clear_of_it(deck, tmp_path):
+    result = impose(deck(2), SheetSpec(63, 88), A4, tmp_path / "out.pdf",
+                    title="A long title that runs across several crop marks of the grid below it",
+                    font_path=FONTS / "Cinzel-Regular.ttf")
+    with pikepdf.open(result.path) as pdf:
+        names = {str(f.BaseFont) for f in pdf.pages[0].obj.Resources.Font.values()}
+    assert any(n.endswith("+Cinzel-Regular") for n in names)
+    font = register_font(FONTS / "Cinzel-Regular.ttf")
+    text = "A long title that runs across several crop marks of the grid below it · sheet 1/1, fronts · A4"
+    box = footer_box(text, font, A4.width_mm, 5.0)
+    assert box.w > 63  # wide enough to reach the marks of the neighbouring columns
+    for mark in (m for m in result.marks if m.page == 0):
+        assert not mark_bounds(mark).intersects(box)
+    assert any(m.y1 == pytest.approx(box.y1) for m in result.marks)  # shortened, not all dropped
+
+
+def test_missing_font_is_an_error(deck, tmp_path):
+    with pytest.raises(ValueError, match="nope.ttf"):
+        impose(deck(1), POKER, A4, tmp_path / "out.pdf", font_path=tmp_path / "nope.ttf")
+
+
+# ---------------------------------------------------------------- determinism, atomicity
+
+BUILD_SCRIPT = """
+import sys
+import tempfile
+from pathlib import Path
+from cardgen.imposition import PAPERS, SheetSpec, Slot, impose
+d = Path(sys.argv[1])
+slots = [Slot(d / f"front{i}.pdf", d / f"back{i}.pdf" if i != 1 else None) for i in range(5)]
+impose(slots, SheetSpec(63, 88), PAPERS["letter"], Path(sys.argv[2]), title="Det")
+"""
+
+
+def test_same_input_gives_identical_bytes(deck, tmp_path):
+    slots = deck(5, no_back={1})
+    first = impose(slots, POKER, LETTER, tmp_path / "one.pdf", title="Det")
+    second = impose(slots, POKER, LETTER, tmp_path / "two.pdf", title="Det")
+    assert first.path.read_bytes() == second.path.read_bytes()
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    subprocess.run([sys.executable, "-c", BUILD_SCRIPT, str(tmp_path), str(tmp_path / "three.pdf")],
+                   check=True, env=env)
+    assert (tmp_path / "three.pdf").read_bytes() == first.path.read_bytes()
+    with pikepdf.open(first.path) as pdf:
+        assert set(pdf.docinfo.keys()) == {"/Title", "/Creator"}
+    data = first.path.read_bytes()
+    assert b"CreationDate" not in data and b"ModDate" not in data and b"Producer" not in data
+
+
+def test_failed_build_leaves_no_output(deck, tmp_path):
+    out = tmp_path / "out" / "sheets.pdf"
+    slots = deck(2) + [Slot(tmp_path / "missing.pdf", None)]
+    with pytest.raises(ValueError):
+        impose(slots, POKER, A4, out)
+    assert not out.exists()
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []
+
+
+# ---------------------------------------------------------------- validation
+
+def test_missing_front_names_the_path(tmp_path):
+    missing = tmp_path / "no-such-card.pdf"
+    with pytest.raises(ValueError, match=re.escape(str(missing))):
+        impose([Slot(missing, None)], POKER, A4, tmp_path / "out.pdf")
+
+
+def test_multi_page_front_names_the_path(tmp_path):
+    single = make_card(tmp_path / "one.pdf", (1, 2, 3))
+    two_pages = tmp_path / "two-pages.pdf"
+    with pikepdf.open(single) as src, pikepdf.new() as pdf:
+        pdf.pages.extend([src.pages[0], src.pages[0]])
+        pdf.save(two_pages)
+    with pytest.raises(ValueError, match=re.escape(str(two_pages)) + ".*2 pages"):
+        impose([Slot(two_pages, None)], POKER, A4, tmp_path / "out.pdf")
+
+
+def test_not_a_pdf_or_wrong_size_names_the_path(tmp_path):
+    junk = tmp_path / "junk.pdf"
+    junk.write_text("not a pdf")
+    with pytest.raises(ValueError, match=re.escape(str(junk))):
+        impose([Slot(junk, None)], POKER, A4, tmp_path / "out.pdf")
+    no_bleed = make_card(tmp_path / "no-bleed.pdf", (1, 2, 3), bleed=0)
+    with pytest.raises(ValueError, match=re.escape(str(no_bleed)) + ".*69.00 x 94.00"):
+        impose([Slot(no_bleed, None)], POKER, A4, tmp_path / "out.pdf")
+    good = make_card(tmp_path / "good.pdf", (1, 2, 3))
+    with pytest.raises(ValueError, match=re.escape(str(tmp_path / "gone.pdf"))):
+        impose([Slot(good, tmp_path / "gone.pdf")], POKER, A4, tmp_path / "out.pdf")
+
+
+# ---------------------------------------------------------------- tile
+
+def _map(tmp_path: Path, w: float, h: float, bleed: float = 0.0) -> Path:
+    return make_card(tmp_path / f"map-{w}x{h}.pdf", (120, 200, 120), (40, 120, 40),
+                     w=w - 2 * bleed, h=h - 2 * bleed, bleed=bleed, label="MAP")
+
+
+def _assert_tiles_cover(result, comp_w: float, comp_h: float, overlap: float) -> None:
+    sources = {(p.source.x, p.source.y): p.source for p in result.placements}
+    xs = sorted({s.x for s in sources.values()})
+    ys = sorted({s.y for s in sources.values()})
+    assert len(xs) == result.cols and len(ys) == result.rows
+    assert min(s.x for s in sources.values()) == pytest.approx(0)
+    assert min(s.y for s in sources.values()) == pytest.approx(0)
+    assert max(s.x1 for s in sources.values()) == pytest.approx(comp_w)
+    assert max(s.y1 for s in sources.values()) == pytest.approx(comp_h)
+    tile_w, tile_h = next(iter(sources.values())).w, next(iter(sources.values())).h
+    for a, b in zip(xs, xs[1:]):
+        assert a + tile_w - b == pytest.approx(overlap)  # neighbours overlap exactly
+    for a, b in zip(ys, ys[1:]):
+        assert a + tile_h - b == pytest.approx(overlap)
+
+
+def test_tile_map_300x200_on_a4(tmp_path):
+    result = tile(_map(tmp_path, 300, 200), A4, tmp_path / "map.pdf", title="World")
+    assert (result.pages, result.cols, result.rows, result.landscape) == (2, 2, 1, False)
+    _assert_tiles_cover(result, 300, 200, 10.0)
+    for p in result.placements:
+        assert p.x_mm >= 5 - 1e-6 and p.x_mm + p.w_mm <= 205 + 1e-6  # inside the margins
+        assert p.x_mm == pytest.approx((210 - p.w_mm) / 2) and p.y_mm == pytest.approx((297 - p.h_mm) / 2)
+    texts = [page.extract_text() for page in PdfReader(result.path).pages]
+    assert "World · tile 1,1 of 1 x 2 · A4" in texts[0] and "tile 1,2 of 1 x 2" in texts[1]
+
+
+def test_tile_alignment_marks_point_at_the_neighbours_edge(tmp_path):
+    result = tile(_map(tmp_path, 420, 420), A4, tmp_path / "board.pdf", overlap_mm=12)
+    assert (result.cols, result.rows) == (3, 2) and result.pages == 6
+    _assert_tiles_cover(result, 420, 420, 12.0)
+    by_page = {p.page: p for p in result.placements}
+    for page, p in by_page.items():
+        row, col = divmod(page, result.cols)
+        to_source_x = lambda x: x - p.x_mm + p.source.x  # noqa: E731
+        to_source_y = lambda y: y - p.y_mm + p.source.y  # noqa: E731
+        align = [m for m in result.marks if m.page == page and m.kind == "align"]
+        vertical = {round(to_source_x(m.x1), 6) for m in align if m.x0 == m.x1}
+        horizontal = {round(to_source_y(m.y1), 6) for m in align if m.y0 == m.y1}
+        expected_x = set()
+        if col > 0:
+            expected_x.add(round(by_page[page - 1].source.x1, 6))  # left neighbour ends here
+        if col < result.cols - 1:
+            expected_x.add(round(by_page[page + 1].source.x, 6))   # right neighbour starts here
+        expected_y = set()
+        if row > 0:
+            expected_y.add(round(by_page[page - result.cols].source.y, 6))
+        if row < result.rows - 1:
+            expected_y.add(round(by_page[page + result.cols].source.y1, 6))
+        assert vertical == expected_x and horizontal == expected_y
+        for mark in (m for m in result.marks if m.page == page):
+            assert not mark_bounds(mark).intersects(p.rect)  # all marks stay in the margin
+
+
+def test_tile_chooses_the_orientation_with_fewer_pages(tmp_path):
+    result = tile(_map(tmp_path, 550, 180), A4, tmp_path / "strip.pdf")  # portrait 3, landscape 2
+    assert result.landscape and result.pages == 2 and (result.cols, result.rows) == (2, 1)
+    with pikepdf.open(result.path) as pdf:
+        assert [float(v) for v in pdf.pages[0].mediabox][2:] == pytest.approx([mm_to_pt(297), mm_to_pt(210)])
+    _assert_tiles_cover(result, 550, 180, 10.0)
+
+
+def test_tile_is_clipped_to_its_region(tmp_path):
+    result = tile(_map(tmp_path, 300, 200), A4, tmp_path / "map.pdf")
+    dpi, k = 100, 100 / 25.4
+    for p in result.placements:
+        img = render(result.path, p.page, dpi)
+        left, top, right, bottom = px_box(p.rect, A4.height_mm, dpi)
+        art = colour_mask(img, (120, 200, 120)).getbbox()
+        assert art[0] >= left - 1 and art[2] <= right + 1  # nothing outside the region
+        assert art[2] - art[0] >= (p.w_mm - 1) * k
+
+
+def test_small_component_is_one_centred_page_with_crop_marks(tmp_path):
+    result = tile(_map(tmp_path, 150, 100, bleed=3), A4, tmp_path / "small.pdf", bleed_mm=3)
+    assert (result.pages, result.cols, result.rows) == (1, 1, 1)
+    (p,) = result.placements
+    assert (p.x_mm, p.y_mm) == pytest.approx(((210 - 150) / 2, (297 - 100) / 2))
+    crops = [m for m in result.marks if m.kind == "crop"]
+    assert len(crops) == 8
+    xs = sorted({m.x0 for m in crops if m.x0 == m.x1})
+    ys = sorted({m.y0 for m in crops if m.y0 == m.y1})
+    assert xs[1] - xs[0] == pytest.approx(144) and ys[1] - ys[0] == pytest.approx(94)
+    assert xs[0] == pytest.approx(p.x_mm + 3)
