@@ -11,12 +11,14 @@ measured with exactly the metrics cairo will use.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 import cairocffi
+from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
 from cardgen import atomic
@@ -26,7 +28,7 @@ FALLBACK_FAMILY = "Alegreya Sans"
 GENERIC_FAMILIES = ("serif", "sans-serif", "monospace")
 FONT_SUFFIXES = (".ttf", ".otf")
 
-_configured: Path | None = None
+_configured: tuple[str, Path] | None = None  # (fingerprint of the font files, their folder)
 
 
 class FontError(Exception):
@@ -86,24 +88,49 @@ def use_project_fonts(fonts_dir: Path = PROJECT_FONTS_DIR, cache_dir: Path | Non
     rendered in the process; afterwards changing the variable has no effect. We therefore
     check the result by resolving a generic family through cairo itself, which also triggers
     the initialisation, so a call made too late fails loudly instead of silently using system
-    fonts. Idempotent: later calls with the same folders do nothing. Worker processes must call
-    it themselves (see `rasterise.render_jobs`).
+    fonts. Worker processes must call it themselves (see `rasterise.render_jobs`).
+
+    Idempotent: once set up, later calls with the same font files (by content, so a copied
+    project folder counts as the same) do nothing, and keep using the first folder, which must
+    stay in place. Different font files in the same process are an error.
     """
+    fingerprint = _fingerprint(fonts_dir)
+    if _configured is not None:
+        if _configured[0] == fingerprint:
+            return
+        raise FontError(
+            f"fontconfig already serves the fonts of {_configured[1]}, not those of {fonts_dir};"
+            " a process can use only one font set"
+        )
     cache_dir = default_cache_dir() if cache_dir is None else cache_dir
     conf = (cache_dir / "fonts.conf").resolve()
-    if _configured == conf:
-        return
-    if _configured is not None:
-        raise FontError(f"fontconfig already uses {_configured}; one configuration per process")
     _write_if_changed(conf, fontconfig_xml(fonts_dir, cache_dir))
     os.environ["FONTCONFIG_FILE"] = str(conf)
     _check_cairo_uses(FontSet(fonts_dir))
-    _remember(conf)
+    _remember(fingerprint, Path(fonts_dir))
 
 
-def _remember(conf: Path) -> None:
+def require_project_fonts() -> None:
+    """Refuse to render before `use_project_fonts`, which would silently use system fonts."""
+    if _configured is None:
+        raise FontError("call cardgen.fonts.use_project_fonts() before rendering text")
+
+
+def _fingerprint(fonts_dir: Path) -> str:
+    """Names and contents of the font files: what makes two font folders equivalent."""
+    digest = hashlib.sha256()
+    for path in _font_files(Path(fonts_dir)):
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _font_files(fonts_dir: Path) -> list[Path]:
+    return [path for path in sorted(fonts_dir.iterdir()) if path.suffix.lower() in FONT_SUFFIXES]
+
+
+def _remember(fingerprint: str, fonts_dir: Path) -> None:
     global _configured
-    _configured = conf
+    _configured = (fingerprint, fonts_dir)
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -146,34 +173,54 @@ class FontFace:
 
 
 class FontMetrics:
-    """Horizontal metrics of one face in em units (multiply by the font size).
+    """Metrics of one face in em units (multiply by the font size).
 
-    Only cmap + hmtx: cairo's toy API (and cairosvg, which draws letter by letter) applies no
-    kerning or other shaping, so the sum of advances is exactly what gets printed.
+    Advances come from cmap + hmtx only: cairo's toy API (and cairosvg, which draws letter by
+    letter) applies no kerning or other shaping, so the sum of advances is what gets printed.
+    Ink bounds matter because some glyphs reach past their advance (Cinzel's Q tail by
+    0.49 em, italic f by 0.15 em) or above the ascent (Alegreya Sans Bold's Å).
     """
 
     def __init__(self, face: FontFace) -> None:
         font = TTFont(face.path, lazy=True)
         upem = font["head"].unitsPerEm
         hmtx = font["hmtx"].metrics
+        cmap = font.getBestCmap()
+        glyphs = font.getGlyphSet()
+        ink = {name: _glyph_bounds(glyphs, name) for name in set(cmap.values())}
         self.name = f"{face.family}{' Bold' if face.bold else ''}{' Italic' if face.italic else ''}"
-        self._advances = {
-            code: hmtx[glyph][0] / upem for code, glyph in font.getBestCmap().items()
-        }
-        # hhea ascent/descent are what cairo reports as font extents; they cover every glyph.
-        self.ascent = font["hhea"].ascent / upem
-        self.descent = -font["hhea"].descent / upem
-        self.x_height = font["OS/2"].sxHeight / upem
+        self._advances: dict[int, float] = {}
+        self._ink_x: dict[int, tuple[float, float] | None] = {}
+        for code, name in cmap.items():
+            self._advances[code] = hmtx[name][0] / upem
+            bounds = ink[name]
+            self._ink_x[code] = bounds and (bounds[0] / upem, bounds[2] / upem)
+        # hhea ascent/descent are what cairo reports; widen them to cover every glyph's ink.
+        inked = [bounds for bounds in ink.values() if bounds]
+        self.ascent = max([font["hhea"].ascent] + [b[3] for b in inked]) / upem
+        self.descent = max([-font["hhea"].descent] + [-b[1] for b in inked]) / upem
 
     def advance(self, text: str) -> float:
         """Width of `text` in em; raises MissingGlyphError for characters the font lacks."""
-        try:
-            return sum(self._advances[ord(char)] for char in text)
-        except KeyError as error:
-            char = chr(error.args[0])
+        return sum(self._advances[self._code(char)] for char in text)
+
+    def ink_x(self, char: str) -> tuple[float, float] | None:
+        """Horizontal ink extent (left, right) of `char` from its origin in em; None if blank."""
+        return self._ink_x[self._code(char)]
+
+    def _code(self, char: str) -> int:
+        if ord(char) not in self._advances:
             raise MissingGlyphError(
                 f"font {self.name} has no glyph for {char!r} (U+{ord(char):04X})"
-            ) from None
+            )
+        return ord(char)
+
+
+def _glyph_bounds(glyphs, name: str) -> tuple[float, float, float, float] | None:
+    """(xMin, yMin, xMax, yMax) of the outline in font units, None for a blank glyph."""
+    pen = BoundsPen(glyphs)
+    glyphs[name].draw(pen)
+    return pen.bounds
 
 
 class FontSet:
@@ -181,11 +228,7 @@ class FontSet:
 
     def __init__(self, fonts_dir: Path = PROJECT_FONTS_DIR) -> None:
         self.fonts_dir = Path(fonts_dir)
-        self.faces = tuple(
-            _read_face(path)
-            for path in sorted(self.fonts_dir.iterdir())
-            if path.suffix.lower() in FONT_SUFFIXES
-        )
+        self.faces = tuple(_read_face(path) for path in _font_files(self.fonts_dir))
         if not self.faces:
             raise FontError(f"no fonts in {self.fonts_dir}")
 

@@ -5,12 +5,14 @@ estimated. That is exact for our renderer: cairosvg draws through cairo's toy fo
 letter at a time, advancing by each glyph's advance width, with no kerning or other shaping.
 (Verified: Cinzel kerns "AV" by -0.105 em in GPOS, yet cairo's advance for "AV" equals the
 plain hmtx sum, and rendered ink matches the unkerned width; see tests/test_textfit.py.)
-Rasters match too because `layout_to_svg` asks for text-rendering="geometricPrecision", which
-makes cairosvg turn off hinted metrics (otherwise every advance is rounded to whole pixels).
+PNGs match too because `cardgen.rasterise` renders them with unhinted metrics, as PDFs are.
+A line's width counts ink reaching past the advances (Cinzel's Q tail, italic f), and line
+boxes use an ascent/descent covering every glyph, so ink stays inside the box as well.
 
 All lengths are SVG user units (millimetres in cardgen); font sizes are the em size in the
-same units. Lines are broken greedily at spaces, "\\n" forces a break, a no-break space
-(U+00A0) glues words, runs of spaces collapse into one.
+same units. Lines are broken greedily at spaces, "\\n" (or "\\r\\n") forces a break, a no-break
+space (U+00A0) glues words, runs of spaces collapse into one. A break never happens between an
+icon and text touching it, so "(<icon>)." stays together.
 
 Inline icons: a square of 1 em with 0.15 em of space on each side. Its bottom sits 0.2 em
 below the baseline, so its centre is 0.3 em above it: between the x-height middle (~0.23 em)
@@ -62,7 +64,7 @@ Run = Union[Text, Icon]
 
 @dataclass(frozen=True)
 class Span:
-    """Text of one style placed on a line; x is relative to the box's left edge."""
+    """Text of one style on a line; x is relative to the box's left edge, width measured."""
 
     x: float
     text: str
@@ -73,7 +75,7 @@ class Span:
 
 @dataclass(frozen=True)
 class PlacedIcon:
-    """An icon's square: top-left corner (relative to the box) and side length."""
+    """An icon's square: top-left corner (relative to the text block's top-left) and side."""
 
     x: float
     y: float
@@ -83,7 +85,10 @@ class PlacedIcon:
 
 @dataclass(frozen=True)
 class Line:
-    """One line: its baseline (relative to the top of the text block) and what sits on it."""
+    """One line: baseline (from the top of the text block), width occupied, what sits on it.
+
+    `width` covers the glyphs' advances and any ink reaching beyond them.
+    """
 
     baseline: float
     width: float
@@ -151,18 +156,10 @@ def fit_text(
     measure = _Measure(fonts or _project_fonts(), family)
     paragraphs = _paragraphs(runs)
     for size in _candidate_sizes(max_size, min_size):
-        lines = [line for p in paragraphs for line in _wrap(p, width / size, measure)]
-        block_height = measure.block_height(len(lines), line_height) * size
-        fits = block_height <= height + EPSILON and all(
-            measure.width(line) * size <= width + EPSILON for line in lines
-        )
-        if fits or size == min_size:
-            placed = tuple(
-                _place(line, i, size, line_height, width, align, measure)
-                for i, line in enumerate(lines)
-            )
-            return Layout(size, not fits, placed, block_height, width, height)
-    raise AssertionError("unreachable: the last candidate size is min_size")
+        layout = _layout_at(size, paragraphs, width, height, line_height, align, measure)
+        if not layout.overflow:
+            return layout
+    return layout  # the min_size attempt, which overflows
 
 
 def layout_to_svg(
@@ -187,7 +184,7 @@ def layout_to_svg(
         if spans:
             parts.append(_text_element(spans, x, y + line.baseline, layout.size, family, fill))
         for icon in (item for item in line.items if isinstance(item, PlacedIcon)):
-            parts.append(icon_svg(icon.name, x + icon.x, y + line.baseline + icon.y, icon.size))
+            parts.append(icon_svg(icon.name, x + icon.x, y + icon.y, icon.size))
     return "\n".join(parts)
 
 
@@ -202,7 +199,7 @@ def _text_element(
     )
     return (
         f'<text xml:space="preserve" font-family={quoteattr(family)} font-size="{_num(size)}"'
-        f' fill={quoteattr(fill)} text-rendering="geometricPrecision">{tspans}</text>'
+        f" fill={quoteattr(fill)}>{tspans}</text>"
     )
 
 
@@ -217,8 +214,33 @@ def _project_fonts() -> FontSet:
     return FontSet()
 
 
+@dataclass(frozen=True)
+class _Extent:
+    """Horizontal extent of a piece of line in em: its advance, and the range it occupies
+    (its advance box widened by ink that pokes out, so that ink stays in the box too)."""
+
+    advance: float
+    left: float
+    right: float
+
+    @property
+    def width(self) -> float:
+        return self.right - self.left
+
+    def __add__(self, other: _Extent) -> _Extent:
+        """`other` placed right after `self`."""
+        return _Extent(
+            self.advance + other.advance,
+            min(self.left, self.advance + other.left),
+            max(self.right, self.advance + other.right),
+        )
+
+
+_NOTHING = _Extent(0.0, 0.0, 0.0)
+
+
 class _Measure:
-    """Widths in em of atoms and lines, for one family."""
+    """Extents in em of atoms and lines, and line box metrics, for one family."""
 
     def __init__(self, fonts: FontSet, family: str) -> None:
         styles = list(product((False, True), repeat=2))
@@ -226,13 +248,16 @@ class _Measure:
         self.ascent = max(max(m.ascent for m in self._metrics.values()), ICON_SIZE - ICON_DROP)
         self.descent = max(max(m.descent for m in self._metrics.values()), ICON_DROP)
 
-    def atom(self, atom: _Atom) -> float:
+    def atom(self, atom: _Atom) -> _Extent:
         if isinstance(atom, Icon):
-            return ICON_SIZE + 2 * ICON_GAP
-        return self._metrics[atom.bold, atom.italic].advance(atom.char)
+            return _Extent(ICON_SIZE + 2 * ICON_GAP, 0.0, ICON_SIZE + 2 * ICON_GAP)
+        metrics = self._metrics[atom.bold, atom.italic]
+        advance = metrics.advance(atom.char)
+        ink = metrics.ink_x(atom.char) or (0.0, advance)
+        return _Extent(advance, min(0.0, ink[0]), max(advance, ink[1]))
 
-    def width(self, atoms: list[_Atom] | tuple[_Atom, ...]) -> float:
-        return sum(self.atom(atom) for atom in atoms)
+    def extent(self, atoms: list[_Atom] | tuple[_Atom, ...]) -> _Extent:
+        return sum((self.atom(atom) for atom in atoms), _NOTHING)
 
     def block_height(self, line_count: int, line_height: float) -> float:
         """Top of the first line's ascent to the bottom of the last line's descent, in em."""
@@ -240,12 +265,33 @@ class _Measure:
 
 
 def _candidate_sizes(max_size: float, min_size: float) -> list[float]:
+    """max_size, max_size - 0.25, ... and always exactly min_size last."""
     steps = math.floor((max_size - min_size) / SIZE_STEP + EPSILON)
     sizes = [max_size - i * SIZE_STEP for i in range(steps + 1)]
     if sizes[-1] - min_size > EPSILON:
         sizes.append(min_size)
-    sizes[-1] = min_size
+    sizes[-1] = min_size  # not 2.3000000000000003
     return sizes
+
+
+def _layout_at(
+    size: float,
+    paragraphs: list[list[_Word]],
+    width: float,
+    height: float,
+    line_height: float,
+    align: Align,
+    measure: _Measure,
+) -> Layout:
+    lines = [line for words in paragraphs for line in _wrap(words, width / size, measure)]
+    block_height = measure.block_height(len(lines), line_height) * size
+    placed = tuple(
+        _place(line, i, size, line_height, width, align, measure) for i, line in enumerate(lines)
+    )
+    overflow = block_height > height + EPSILON or any(
+        line.width > width + EPSILON for line in placed
+    )
+    return Layout(size, overflow, placed, block_height, width, height)
 
 
 def _paragraphs(runs: list[Run]) -> list[list[_Word]]:
@@ -265,7 +311,7 @@ def _paragraphs(runs: list[Run]) -> list[list[_Word]]:
         if isinstance(run, Icon):
             atoms.append(run)
             continue
-        for char in run.text:
+        for char in run.text.replace("\r\n", "\n").replace("\r", "\n"):
             if char == "\n":
                 end_word()
                 paragraphs.append([])
@@ -283,33 +329,36 @@ def _wrap(words: list[_Word], limit: float, measure: _Measure) -> list[list[_Ato
     """Greedy line filling; a word wider than the whole line is split by characters."""
     lines: list[list[_Atom]] = []
     line: list[_Atom] = []
-    line_width = 0.0
+    extent = _NOTHING
     for word in words:
-        word_width = measure.width(word.atoms)
-        space_width = measure.atom(word.space) if word.space and line else 0.0
-        if line and line_width + space_width + word_width <= limit + EPSILON:
+        word_extent = measure.extent(word.atoms)
+        joined = extent + measure.extent([word.space] if word.space else []) + word_extent
+        if line and joined.width <= limit + EPSILON:
             line += [word.space, *word.atoms] if word.space else list(word.atoms)
-            line_width += space_width + word_width
+            extent = joined
             continue
         if line:
             lines.append(line)
-        chunks = _split_word(word.atoms, limit, measure) if word_width > limit else [word.atoms]
+        fits = word_extent.width <= limit + EPSILON
+        chunks = [word.atoms] if fits else _split_word(word.atoms, limit, measure)
         lines += [list(chunk) for chunk in chunks[:-1]]
-        line, line_width = list(chunks[-1]), measure.width(chunks[-1])
+        line, extent = list(chunks[-1]), measure.extent(chunks[-1])
     lines.append(line)
     return lines
 
 
-def _split_word(atoms: tuple[_Atom, ...], limit: float, measure: _Measure) -> list[tuple]:
-    """Greedy character chunks of at most `limit` em (at least one atom each)."""
-    chunks: list[tuple] = []
-    start, width = 0, 0.0
+def _split_word(
+    atoms: tuple[_Atom, ...], limit: float, measure: _Measure
+) -> list[tuple[_Atom, ...]]:
+    """Greedy character chunks at most `limit` em wide (at least one atom each)."""
+    chunks: list[tuple[_Atom, ...]] = []
+    start, extent = 0, _NOTHING
     for i, atom in enumerate(atoms):
-        atom_width = measure.atom(atom)
-        if i > start and width + atom_width > limit + EPSILON:
+        grown = extent + measure.atom(atom)
+        if i > start and grown.width > limit + EPSILON:
             chunks.append(atoms[start:i])
-            start, width = i, 0.0
-        width += atom_width
+            start, grown = i, measure.atom(atom)
+        extent = grown
     chunks.append(atoms[start:])
     return chunks
 
@@ -323,23 +372,30 @@ def _place(
     align: Align,
     measure: _Measure,
 ) -> Line:
-    """Turn a line's atoms into positioned spans (grouped by style) and icons."""
-    width = measure.width(atoms) * size
-    x = (box_width - width) / 2 if align == "center" else 0.0
+    """Turn a line's atoms into positioned spans (grouped by style) and icons.
+
+    The line's occupied range (advance box plus overhanging ink) is what gets aligned, so a
+    glyph reaching left of its origin is moved in rather than poking out of the box.
+    """
+    extent = measure.extent(atoms)
+    width = extent.width * size
+    free = box_width - width if align == "center" else 0.0
+    x = free / 2 - extent.left * size
+    baseline = (measure.ascent + index * line_height) * size
     items: list[Span | PlacedIcon] = []
     for atom in atoms:
-        atom_width = measure.atom(atom) * size
+        advance = measure.atom(atom).advance * size
         if isinstance(atom, Icon):
-            top = -(ICON_SIZE - ICON_DROP) * size
+            top = baseline - (ICON_SIZE - ICON_DROP) * size
             items.append(PlacedIcon(x + ICON_GAP * size, top, ICON_SIZE * size, atom.name))
         elif items and isinstance(items[-1], Span) and _same_style(items[-1], atom):
             last = items[-1]
-            items[-1] = Span(last.x, last.text + atom.char, atom.bold, atom.italic,
-                             last.width + atom_width)
+            items[-1] = Span(
+                last.x, last.text + atom.char, atom.bold, atom.italic, last.width + advance
+            )
         else:
-            items.append(Span(x, atom.char, atom.bold, atom.italic, atom_width))
-        x += atom_width
-    baseline = (measure.ascent + index * line_height) * size
+            items.append(Span(x, atom.char, atom.bold, atom.italic, advance))
+        x += advance
     return Line(baseline, width, tuple(items))
 
 

@@ -1,0 +1,224 @@
+"""SVG -> vector PDF and SVG -> PNG with cairosvg, reproducibly and in parallel.
+
+Reproducible means the same SVG gives byte-identical files on every run, so rebuilt cards
+that did not change show no diff and caches can compare bytes. What cairo 1.16 does:
+- PDF: it writes /CreationDate with the current time and ignores SOURCE_DATE_EPOCH, so we
+  drop /CreationDate and /ModDate with pikepdf and let qpdf write a /ID derived from the
+  content (deterministic_id). Font subset tags ("XGIDSP+Cinzel-Bold") are a hash of the font
+  name and the glyphs used, so they are identical between runs and between processes.
+- PNG: cairo's rendering is deterministic; we re-encode with Pillow (to drop alpha), which
+  writes no time or text chunks.
+
+PNG text is drawn with unhinted glyph metrics, like the PDF, so it lands where
+`cardgen.textfit` measured it. cairo's image surfaces default to hinted metrics, which round
+every advance to whole pixels (a 61 mm line of 3.5 mm text came out 0.47 mm too wide at
+300 dpi). The only switch cairosvg offers, text-rendering="geometricPrecision", also selects
+ANTIALIAS_BEST, which cairo 1.16 renders as garbled glyphs on image surfaces; so we set the
+metrics default in cairosvg's own lookup table while rendering (`_unhinted_text`). Glyph
+origins are still rounded to whole pixels by cairo 1.16's image backend (at most half a pixel,
+not accumulating).
+
+Text only comes out in the project fonts if `cardgen.fonts.use_project_fonts` ran first in
+the process; `svg_to_pdf` and `svg_to_png` refuse to render otherwise, and `render_jobs`
+sets it up in every worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import os
+import re
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+from xml.etree import ElementTree
+
+import cairocffi
+import cairosvg
+import cairosvg.parser
+import cairosvg.surface
+import pikepdf
+from PIL import Image
+
+from cardgen import atomic, fonts
+from cardgen.units import mm_to_px
+
+_MM_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*mm\s*")
+
+
+class RenderError(Exception):
+    """A render job failed; the message names the job's key."""
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One SVG to render to a PDF and/or a PNG; `key` names it in errors (e.g. the card id)."""
+
+    svg: str
+    pdf: Path | None
+    png: Path | None
+    dpi: int = 300
+    size_px: tuple[int, int] | None = None
+    key: str = ""
+
+
+def svg_to_pdf(svg: str, out: Path) -> None:
+    """Vector PDF, page size taken from the SVG's width/height, byte-for-byte reproducible."""
+    fonts.require_project_fonts()
+    raw = cairosvg.svg2pdf(bytestring=svg.encode("utf-8"))
+    atomic.write_bytes(out, _reproducible_pdf(raw))
+
+
+def _reproducible_pdf(raw: bytes) -> bytes:
+    """Remove what cairo makes different on each run: the creation date (and so the /ID)."""
+    with pikepdf.open(io.BytesIO(raw)) as pdf:
+        for key in ("/CreationDate", "/ModDate"):
+            if key in pdf.docinfo:
+                del pdf.docinfo[key]
+        out = io.BytesIO()
+        pdf.save(out, deterministic_id=True)
+    return out.getvalue()
+
+
+def svg_to_png(
+    svg: str, out: Path, *, dpi: int = 300, size_px: tuple[int, int] | None = None
+) -> None:
+    """Opaque RGB PNG of exactly mm_to_px(width/height, dpi) pixels, or exactly `size_px`.
+
+    The drawing is stretched to fill the pixel grid exactly (preserveAspectRatio="none"):
+    for `size_px` that is the point (print services ask for e.g. 825 x 1125 px), and at a
+    plain dpi it avoids a half-covered last row/column from rounding the size to whole pixels.
+    """
+    fonts.require_project_fonts()
+    if size_px is None:
+        width_mm, height_mm = svg_size_mm(svg)
+        size_px = (mm_to_px(width_mm, dpi), mm_to_px(height_mm, dpi))
+    rgba = Image.open(io.BytesIO(_render_png(svg, dpi, size_px))).convert("RGBA")
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    flat = Image.alpha_composite(white, rgba).convert("RGB")
+    buffer = io.BytesIO()
+    flat.save(buffer, format="PNG")
+    atomic.write_bytes(out, buffer.getvalue())
+
+
+def _render_png(svg: str, dpi: int, size_px: tuple[int, int]) -> bytes:
+    """cairosvg's own svg2png, except that the root's aspect ratio is not preserved.
+
+    svg2png offers no way to stretch, so we build its Tree and PNGSurface ourselves (this is
+    what `Surface.convert` does) and override the root's preserveAspectRatio in between.
+    """
+    tree = cairosvg.parser.Tree(bytestring=svg.encode("utf-8"))
+    tree["preserveAspectRatio"] = "none"
+    output = io.BytesIO()
+    width, height = size_px
+    with _unhinted_text():
+        surface = cairosvg.surface.PNGSurface(
+            tree, output, dpi, output_width=width, output_height=height
+        )
+    surface.finish()
+    return output.getvalue()
+
+
+@contextlib.contextmanager
+def _unhinted_text() -> Iterator[None]:
+    """Make cairosvg draw text without a text-rendering attribute unhinted (see module doc).
+
+    cairosvg looks the attribute up with `TABLE.get(node.get("text-rendering"), DEFAULT)`, so
+    an entry for None replaces the default for such text, and only for it.
+    """
+    tables = (
+        (cairosvg.surface.TEXT_HINT_METRICS, cairocffi.HINT_METRICS_OFF),
+        (cairosvg.surface.TEXT_HINT_STYLE, cairocffi.HINT_STYLE_NONE),
+    )
+    for table, value in tables:
+        table[None] = value
+    try:
+        yield
+    finally:
+        for table, _ in tables:
+            del table[None]
+
+
+def svg_size_mm(svg: str) -> tuple[float, float]:
+    """The root element's width and height, which cardgen always gives in millimetres."""
+    root = ElementTree.fromstring(svg)
+    sizes = []
+    for attribute in ("width", "height"):
+        value = root.get(attribute, "")
+        match = _MM_LENGTH.fullmatch(value)
+        if not match:
+            raise ValueError(f"SVG {attribute} must be in mm (like '69mm'), got {value!r}")
+        sizes.append(float(match.group(1)))
+    return sizes[0], sizes[1]
+
+
+def render_jobs(
+    jobs: list[RenderJob],
+    *,
+    workers: int | None = None,
+    on_done: Callable[[RenderJob], None] | None = None,
+    fonts_dir: Path = fonts.PROJECT_FONTS_DIR,
+    cache_dir: Path | None = None,
+) -> None:
+    """Render all jobs, in parallel processes unless there is one worker or one job.
+
+    Workers are spawned (not forked) so each starts with fontconfig untouched and the
+    initializer can point it at the project fonts, whatever the parent process did.
+    `on_done` runs in this process as each job finishes, in completion order. The first
+    failure cancels the jobs not yet started and raises RenderError naming the job's key.
+    """
+    workers = min(workers or os.cpu_count() or 1, len(jobs))
+    if workers <= 1:
+        fonts.use_project_fonts(fonts_dir, cache_dir)
+        for job in jobs:
+            _run_reporting(job)
+            if on_done:
+                on_done(job)
+        return
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=fonts.use_project_fonts,
+        initargs=(fonts_dir, cache_dir),
+    ) as pool:
+        pending: dict[Future, RenderJob] = {pool.submit(_run, job): job for job in jobs}
+        try:
+            _collect(pending, on_done)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def _collect(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], None] | None):
+    """Wait for futures as they complete; report each, raise on the first failure."""
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            job = pending.pop(future)
+            error = future.exception()
+            if error is not None:
+                raise _job_error(job, error) from error
+            if on_done:
+                on_done(job)
+
+
+def _run_reporting(job: RenderJob) -> None:
+    try:
+        _run(job)
+    except Exception as error:
+        raise _job_error(job, error) from error
+
+
+def _job_error(job: RenderJob, error: BaseException) -> RenderError:
+    return RenderError(f"render job {job.key!r} failed: {type(error).__name__}: {error}")
+
+
+def _run(job: RenderJob) -> None:
+    """Top-level (picklable) worker entry point."""
+    if job.pdf is not None:
+        svg_to_pdf(job.svg, job.pdf)
+    if job.png is not None:
+        svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)

@@ -1,0 +1,160 @@
+"""Cards become vector PDFs and exact-size RGB PNGs, byte-identical on every run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pikepdf
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from cardgen import fonts
+from cardgen.rasterise import RenderError, RenderJob, render_jobs, svg_to_pdf, svg_to_png
+from cardgen.units import mm_to_pt
+
+
+@pytest.fixture(scope="module", autouse=True)
+def project_fonts():
+    fonts.use_project_fonts()
+
+
+def card_svg(title: str = "Dragon Lord") -> str:
+    """A 69 x 94 mm card with a full-bleed red background, a title and body text."""
+    return f"""<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">
+<rect x="0" y="0" width="69" height="94" fill="#c00000"/>
+<rect x="3" y="3" width="63" height="88" fill="#ffffff"/>
+<text x="6" y="14" font-family="Cinzel" font-weight="bold" font-size="6">{title}</text>
+<text x="6" y="30" font-family="Alegreya Sans" font-size="3.5">Gain 2 gold, then draw a card.</text>
+</svg>"""
+
+
+def test_pdf_is_vector_with_extractable_text(tmp_path):
+    out = tmp_path / "card.pdf"
+    svg_to_pdf(card_svg(), out)
+
+    with pikepdf.open(out) as pdf:
+        streams = [obj for obj in pdf.objects if isinstance(obj, pikepdf.Stream)]
+        assert streams and all(obj.get("/Subtype") != "/Image" for obj in streams)
+    text = PdfReader(out).pages[0].extract_text()
+    assert "Dragon" in text and "gold" in text
+
+
+def test_pdf_page_size_is_the_svg_size(tmp_path):
+    out = tmp_path / "card.pdf"
+    svg_to_pdf(card_svg(), out)
+
+    box = PdfReader(out).pages[0].mediabox
+    assert float(box.width) == pytest.approx(mm_to_pt(69), abs=0.01)
+    assert float(box.height) == pytest.approx(mm_to_pt(94), abs=0.01)
+    assert (float(box.width), float(box.height)) == pytest.approx((195.59, 266.46), abs=0.01)
+
+
+def test_pdf_has_no_dates_and_is_reproducible(tmp_path):
+    first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    svg_to_pdf(card_svg(), first)
+    svg_to_pdf(card_svg(), second)
+
+    assert first.read_bytes() == second.read_bytes()
+    with pikepdf.open(first) as pdf:
+        assert "/CreationDate" not in pdf.docinfo and "/ModDate" not in pdf.docinfo
+        assert "/ID" in pdf.trailer
+
+
+def test_png_at_300_dpi_is_exact_rgb_size_and_fully_covered(tmp_path):
+    out = tmp_path / "card.png"
+    svg_to_png(card_svg(), out)
+
+    with Image.open(out) as image:
+        assert image.size == (815, 1110) and image.mode == "RGB"
+        assert image.getpixel((814, 1109)) == (192, 0, 0)  # no half-transparent edge
+
+
+def test_png_size_px_is_exact_and_stretches_without_letterboxing(tmp_path):
+    out = tmp_path / "card.png"
+    svg_to_png(card_svg(), out, size_px=(825, 1125))
+
+    with Image.open(out) as image:
+        assert image.size == (825, 1125) and image.mode == "RGB"
+        for corner in [(0, 0), (824, 0), (0, 1124), (824, 1124)]:
+            assert image.getpixel(corner) == (192, 0, 0)
+
+
+def test_transparent_areas_become_white(tmp_path):
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm" viewBox="0 0 10 10">'
+        '<rect x="5" y="0" width="5" height="10" fill="#000" fill-opacity="0.5"/></svg>'
+    )
+    out = tmp_path / "half.png"
+    svg_to_png(svg, out, dpi=254)
+
+    with Image.open(out) as image:
+        assert image.getpixel((10, 50)) == (255, 255, 255)
+        assert image.getpixel((90, 50)) in [(127, 127, 127), (128, 128, 128)]
+
+
+def test_png_is_reproducible_without_metadata_chunks(tmp_path):
+    first, second = tmp_path / "a.png", tmp_path / "b.png"
+    svg_to_png(card_svg(), first)
+    svg_to_png(card_svg(), second)
+
+    assert first.read_bytes() == second.read_bytes()
+    with Image.open(first) as image:
+        assert image.info == {}
+
+
+def test_png_needs_mm_sizes(tmp_path):
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="200px" height="100px"></svg>'
+    with pytest.raises(ValueError, match="mm"):
+        svg_to_png(svg, tmp_path / "x.png")
+
+
+def jobs_for(directory: Path) -> list[RenderJob]:
+    return [
+        RenderJob(
+            svg=card_svg(title),
+            pdf=directory / f"{i}.pdf",
+            png=directory / f"{i}.png",
+            dpi=150,
+            key=f"card-{i}",
+        )
+        for i, title in enumerate(["Dragon Lord", "Quiet Queen", "Wyvern", "Ogre"])
+    ]
+
+
+def outputs(directory: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+def test_parallel_rendering_matches_serial_bytes(tmp_path):
+    """Also shows that font subset tags are the same in another process."""
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    done_serial, done_parallel = [], []
+
+    render_jobs(jobs_for(serial), workers=1, on_done=done_serial.append)
+    render_jobs(jobs_for(parallel), workers=2, on_done=done_parallel.append)
+
+    assert outputs(serial) == outputs(parallel)
+    assert len(outputs(serial)) == 8
+    assert sorted(job.key for job in done_parallel) == [f"card-{i}" for i in range(4)]
+    assert [job.key for job in done_serial] == [f"card-{i}" for i in range(4)]
+
+
+def test_render_jobs_output_equals_direct_calls(tmp_path):
+    [job] = jobs_for(tmp_path / "jobs")[:1]
+    render_jobs([job])
+    svg_to_pdf(job.svg, tmp_path / "direct.pdf")
+    svg_to_png(job.svg, tmp_path / "direct.png", dpi=job.dpi)
+
+    assert job.pdf.read_bytes() == (tmp_path / "direct.pdf").read_bytes()
+    assert job.png.read_bytes() == (tmp_path / "direct.png").read_bytes()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_job_names_its_key(tmp_path, workers):
+    jobs = jobs_for(tmp_path)[:2] + [
+        RenderJob(svg="<svg", pdf=tmp_path / "broken.pdf", png=None, key="card-broken")
+    ]
+    with pytest.raises(RenderError, match="card-broken"):
+        render_jobs(jobs, workers=workers)
+    assert not (tmp_path / "broken.pdf").exists()
