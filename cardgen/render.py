@@ -115,8 +115,12 @@ class Renderer:
     # --- template helpers --------------------------------------------------------------------
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
-             opacity: float | None = None, height: float | None = None) -> Markup:
-        """An icon from icons/<name>.svg drawn in the square (x, y, size); currentColor -> colour."""
+             opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+
+        fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
+        "none" stretches it.
+        """
         if not name:
             return Markup("")
         viewbox, body = _icon_source(self.project.icons_dir, name)
@@ -128,9 +132,11 @@ class Renderer:
         body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
         op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
         h = height if height is not None else size
+        aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
+                  "none": ' preserveAspectRatio="none"'}[fit]
         return Markup(
             f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-            f'viewBox="{viewbox}"{op}>{body}</svg>'
+            f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
         )
 
     def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
