@@ -30,7 +30,7 @@ class Open(BaseModel):
 
 # --- game.yml ---------------------------------------------------------------------------------
 
-ValueType = Literal["int", "number", "str", "text", "bool", "enum", "icon", "symbol", "card_type", "list"]
+ValueType = Literal["int", "number", "str", "text", "bool", "enum", "icon", "symbol", "card_type", "list", "map"]
 
 
 class ValueSpec(Strict):
@@ -47,7 +47,7 @@ class ValueSpec(Strict):
         None, description="For type enum: allowed values, each with the sentence that explains it."
     )
     of: str | None = Field(
-        None, description="For symbol: the symbol kind allowed; for list: the type of the items."
+        None, description="For symbol: the symbol kind allowed; for list and map: the type of the items."
     )
     nullable: bool = Field(False, description="May the value be null (the rule does not exist)?")
     warn_if_empty: str | None = Field(

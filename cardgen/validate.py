@@ -301,15 +301,16 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
         return f"expected a card type ({', '.join(snapshot.game.card_types)}), found {value!r}"
     if t == "icon" and not (isinstance(value, str) and (project.icons_dir / f"{value}.svg").is_file()):
         return f"icon '{value}' not found in icons/"
-    if t == "list":
-        if not isinstance(value, list):
-            return f"expected a list, found {value!r}"
-        if spec.of:
-            item = ValueSpec(type=spec.of)
-            for v in value:
-                problem = value_problem(item, v, snapshot, project)
-                if problem:
-                    return problem
+    if t == "list" and not isinstance(value, list):
+        return f"expected a list, found {value!r}"
+    if t == "map" and not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+        return f"expected a mapping of names to values, found {value!r}"
+    if t in ("list", "map") and spec.of:
+        item = ValueSpec(type=spec.of)
+        for key, v in value.items() if t == "map" else enumerate(value):
+            problem = value_problem(item, v, snapshot, project)
+            if problem:
+                return f"{key}: {problem}" if t == "map" else problem
     return None
 
 

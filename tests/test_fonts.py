@@ -123,12 +123,14 @@ def test_config_lists_only_the_project_folder(tmp_path):
 
 
 def test_use_project_fonts_is_idempotent_and_sets_the_environment():
+    fonts.use_project_fonts()  # whichever cache folder an earlier test configured, this process keeps it
     conf = Path(os.environ["FONTCONFIG_FILE"])
     mtime = conf.stat().st_mtime_ns
 
     fonts.use_project_fonts()
 
-    assert conf == (fonts.default_cache_dir() / "fonts.conf").resolve()
+    assert Path(os.environ["FONTCONFIG_FILE"]) == conf
+    assert conf.name == "fonts.conf" and conf.is_file()
     assert conf.stat().st_mtime_ns == mtime  # unchanged content is not rewritten
     fonts.require_project_fonts()
 

@@ -63,4 +63,6 @@ def _rule_value(spec, value) -> str:
         return f"{value} - {spec.values.get(value, '')}"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
     return str(value)
