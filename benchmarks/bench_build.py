@@ -13,26 +13,15 @@ from __future__ import annotations
 
 import argparse
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from cardgen.project import load_project
+
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ["cardgen.yml", "card_data", "versions", "templates", "icons", "fonts", "schema"]
-
-
-def copy_project(dest: Path) -> Path:
-    dest.mkdir(parents=True)
-    for part in PARTS:
-        src = ROOT / part
-        if src.is_dir():
-            shutil.copytree(src, dest / part)
-        elif src.is_file():
-            shutil.copy2(src, dest / part)
-    return dest
 
 
 def timed_build(project: Path, *args: str) -> tuple[float, str]:
@@ -89,7 +78,7 @@ def main() -> None:
     ap.add_argument("--skip-synthetic", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cardgen-bench-") as tmp:
-        project = copy_project(Path(tmp) / "project")
+        project = load_project(ROOT).copy_sources(Path(tmp) / "project").root
         cold, _ = timed_build(project, "build", "--version", "3.1", "-q")
         noop, _ = timed_build(project, "build", "--version", "3.1", "-q")
         out = project / "build/kings-blade/3.1"

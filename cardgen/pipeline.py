@@ -70,8 +70,8 @@ def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
 def check_out_dir(project: Project, out_dir: Path) -> Path:
     """Never write over the user's sources: refuse the project root and its source folders."""
     out = out_dir.resolve()
-    protected = [project.card_data, project.versions_dir, project.templates_dir, project.icons_dir,
-                 project.fonts_dir, project.root / "tests", project.root / "cardgen"]
+    protected = [p for p in project.source_paths if p.suffix != ".yml"]
+    protected += [project.root / "tests", project.root / "cardgen"]
     if out == project.root:
         raise InputError(f"refusing to build into the project folder itself ({out}); use build/ or a new folder")
     for folder in protected:

@@ -51,6 +51,24 @@ class Project:
     def build_dir(self) -> Path:
         return self.root / self.config.build_dir
 
+    @property
+    def source_paths(self) -> list[Path]:
+        """What the designer writes: never built over, and all a copy of the project needs."""
+        return [self.root / PROJECT_FILE, self.card_data, self.versions_dir, self.templates_dir,
+                self.icons_dir, self.fonts_dir, self.root / "schema"]
+
+    def copy_sources(self, dest: Path) -> "Project":
+        """Copy the project's sources (not its build output) to `dest`, e.g. for a scratch build."""
+        import shutil
+
+        dest.mkdir(parents=True, exist_ok=True)
+        for src in self.source_paths:
+            if src.is_dir():
+                shutil.copytree(src, dest / src.name)
+            elif src.is_file():
+                shutil.copy2(src, dest / src.name)
+        return load_project(dest)
+
     def game_ids(self) -> list[str]:
         if not self.card_data.is_dir():
             return []

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from cardgen.cli import main
+from cardgen.project import load_project
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT_PARTS = ["cardgen.yml", "card_data", "versions", "templates", "icons", "fonts", "schema"]
 
 
 @pytest.fixture
 def project_copy(tmp_path: Path) -> Path:
     """A private copy of the project's data (not its build output) that a test may break."""
-    dest = tmp_path / "project"
-    dest.mkdir()
-    for part in PROJECT_PARTS:
-        src = ROOT / part
-        if src.is_dir():
-            shutil.copytree(src, dest / part)
-        elif src.is_file():
-            shutil.copy2(src, dest / part)
-    return dest
+    return load_project(ROOT).copy_sources(tmp_path / "project").root
 
 
 class CliResult:
