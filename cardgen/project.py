@@ -91,15 +91,23 @@ class Project:
         return self.card_data / game_id
 
 
-def find_project(start: Path | None = None) -> Project:
-    """The nearest folder at or above `start` holding cardgen.yml."""
+def project_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above `start` holding cardgen.yml, or None."""
     start = Path(start or Path.cwd()).resolve()
     if start.is_file():
         start = start.parent
     for folder in (start, *start.parents):
-        candidate = folder / PROJECT_FILE
-        if candidate.is_file():
-            return load_project(folder)
+        if (folder / PROJECT_FILE).is_file():
+            return folder
+    return None
+
+
+def find_project(start: Path | None = None) -> Project:
+    """The project at or above `start` (see `project_root`); an error when there is none."""
+    root = project_root(start)
+    if root is not None:
+        return load_project(root)
+    start = Path(start or Path.cwd()).resolve()
     raise InputError(
         f"no {PROJECT_FILE} found in {start} or any folder above it "
         "(run inside a cardgen project, pass --project PATH, or start one with `cardgen new NAME`)"

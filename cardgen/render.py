@@ -76,6 +76,7 @@ class Renderer:
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
+            paragraphs=self.paragraphs,
             effect_runs=self.effect_runs,
             symbol=lambda sid: snapshot.symbols[sid],
             rule=lambda key: snapshot.rules.get(key),
@@ -152,15 +153,38 @@ class Renderer:
             self.warnings.append(
                 f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
             )
-        colours = {}
-        for run in content if isinstance(content, list) else []:
-            if isinstance(run, cardtext.IconRun) and run.colour:
-                colours[run.icon] = run.colour
-        svg = textfit.layout_to_svg(
-            layout, x, y + layout.vertical_offset(valign), family=family, fill=fill,
-            icon_svg=lambda name, ix, iy, isz: str(self.icon(name, ix, iy, isz, colours.get(name, fill))),
-        )
-        return Markup(svg)
+        return Markup(self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill))
+
+    def paragraphs(self, items: list, x: float, y: float, w: float, h: float, *, size: float,
+                   min_size: float | None = None, gap: float = 0.5, bullet: str | None = None,
+                   bullet_colour: str | None = None, font: str = "body", bold: bool = False,
+                   italic: bool = False, align: str = "left", valign: str = "top", fill: str = "#1f1a17",
+                   line_height: float = 1.15) -> Markup:
+        """Paragraphs stacked in the box (x, y, w, h), `gap` em apart, all at ONE size: the
+        largest that fits them all, so a list (a rules reference) reads evenly, which separate
+        textboxes cannot promise. With `bullet` (an icon), each paragraph starts with it in a
+        hanging indent of 1 em. Warns like textbox when even min_size does not fit."""
+        family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
+        runs = [self._runs(item, bold, italic) for item in items]
+        indent_em = 1.0 if bullet else 0.0
+        for s in textfit._candidate_sizes(size, min_size or size):
+            layouts = [textfit.fit_text(r, w - indent_em * s, h, family=family, max_size=s, min_size=s,
+                                        line_height=line_height, align=align, fonts=self.fonts) for r in runs]
+            total = sum(lay.height for lay in layouts) + gap * s * max(len(layouts) - 1, 0)
+            if total <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
+                break
+        else:
+            self.warnings.append(f"{self._current}: {len(items)} paragraphs do not fit their box even at "
+                                 f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+        top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
+        parts = []
+        for item, layout in zip(items, layouts):
+            if bullet and layout.lines:  # a half-em icon centred 0.3 em above the first baseline
+                bullet_y = top + layout.lines[0].baseline - 0.55 * s
+                parts.append(str(self.icon(bullet, x + 0.15 * s, bullet_y, 0.5 * s, bullet_colour or fill)))
+            parts.append(self._layout_svg(layout, item, x + indent_em * s, top, family, fill))
+            top += layout.height + gap * s
+        return Markup("\n".join(parts))
 
     def effect_runs(self, effect) -> list:
         return cardtext.effect_runs(self.snapshot, effect)
@@ -179,6 +203,18 @@ class Renderer:
             else:
                 runs.append(run)
         return runs
+
+    def _layout_svg(self, layout: textfit.Layout, content: Any, x: float, y: float, family: str,
+                    fill: str) -> str:
+        """A fitted layout as SVG; inline symbol icons keep their symbol's colour."""
+        colours = {}
+        for run in content if isinstance(content, list) else []:
+            if isinstance(run, cardtext.IconRun) and run.colour:
+                colours[run.icon] = run.colour
+        return textfit.layout_to_svg(
+            layout, x, y, family=family, fill=fill,
+            icon_svg=lambda name, ix, iy, isz: str(self.icon(name, ix, iy, isz, colours.get(name, fill))),
+        )
 
     def _frame(self, type_id: str) -> dict[str, Any]:
         size = self.game.size_of(type_id)

@@ -1,0 +1,97 @@
+"""`cardgen new NAME`: start a game from the skeleton, so `cardgen build` works at once.
+
+Inside a project (a folder with cardgen.yml at or above the working directory, or --project)
+the game is added to it. Anywhere else a new project folder NAME/ is made around it, with
+cardgen.yml, the toolchain's fonts and the JSON Schemas, ready to be a git repository.
+The skeleton (cardgen/skeleton/) is package data: its .yml files are Jinja2 templates filled
+with the game's id and name; the card templates are copied as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import click
+from jinja2 import Environment, StrictUndefined
+
+from ..atomic import write_text
+from ..errors import InputError, display_path
+from ..fonts import PROJECT_FONTS_DIR
+from ..model import json_schemas
+from ..project import PROJECT_FILE, load_project, project_root
+
+# skeleton file -> where it goes in the project ({id} is the game's id)
+GAME_FILES = {
+    "game.yml": "card_data/{id}/game.yml",
+    "1.yml": "versions/{id}/1.yml",
+    "card.svg.j2": "templates/{id}/card.svg.j2",
+    "back.svg.j2": "templates/{id}/back.svg.j2",
+}
+PROJECT_FILES = {PROJECT_FILE: PROJECT_FILE, "gitignore": ".gitignore"}
+
+
+def slug(name: str) -> str:
+    """A game id from what the user typed: "Dragon Race!" -> "dragon-race"."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+@click.command(name="new")
+@click.argument("name")
+@click.pass_context
+def command(ctx, name):
+    """Start a new game NAME: game.yml, a first version with a few cards, face and back templates."""
+    game_id = slug(name)
+    if not game_id:
+        raise InputError(f"cannot make a game id from {name!r}: use letters or digits")
+    title = name if name != game_id else game_id.replace("-", " ").title()
+    given = (ctx.find_root().obj or {}).get("project_path")
+    root = load_project(given).root if given else project_root()
+    if root is None:
+        root = Path.cwd() / game_id
+        if root.exists() and any(root.iterdir()):
+            raise InputError(f"{display_path(root)} already exists and is not empty")
+        created = _new_project(root, game_id, title)
+    else:
+        created = []
+    if (root / "card_data" / game_id).exists():
+        raise InputError(f"game '{game_id}' already exists in {display_path(root / 'card_data')}")
+    created += _copy(GAME_FILES, root, game_id, title)
+    for path in created:
+        click.echo(f"  created {display_path(path)}")
+    where = f"cd {display_path(root)} && " if root != Path.cwd().resolve() else ""
+    click.echo(f"{title}: new game '{game_id}'. Next: {where}cardgen build --game {game_id}")
+
+
+def _new_project(root: Path, game_id: str, title: str) -> list[Path]:
+    created = _copy(PROJECT_FILES, root, game_id, title)
+    for kind, schema in json_schemas().items():
+        path = root / "schema" / f"{kind}.schema.json"
+        write_text(path, json.dumps(schema, indent=2, sort_keys=True) + "\n")
+        created.append(path)
+    for folder in ("icons", "templates/common"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    if PROJECT_FONTS_DIR.is_dir():
+        shutil.copytree(PROJECT_FONTS_DIR, root / "fonts")
+        created.append(root / "fonts")
+    else:
+        click.echo(f"warning: no fonts to copy; put Cinzel and Alegreya Sans (.ttf) into "
+                   f"{display_path(root / 'fonts')} before building", err=True)
+    return created
+
+
+def _copy(files: dict[str, str], root: Path, game_id: str, title: str) -> list[Path]:
+    skeleton = resources.files("cardgen") / "skeleton"
+    env = Environment(undefined=StrictUndefined, keep_trailing_newline=True)
+    created = []
+    for source, target in files.items():
+        text = (skeleton / source).read_text(encoding="utf-8")
+        if source.endswith(".yml"):
+            text = env.from_string(text).render(id=game_id, name=title)
+        path = root / target.format(id=game_id)
+        write_text(path, text)
+        created.append(path)
+    return created

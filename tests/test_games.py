@@ -1,0 +1,223 @@
+"""Issue 6: three more seed games as data, templates and plug-ins: Way of the Blade, One True King
+and Knightfall. Deck composition, the games' own checks, and their print sheets."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+from pypdf import PdfReader
+
+from cardgen.pipeline import BuildOptions, build
+from cardgen.project import load_project
+from cardgen.render import Renderer
+from cardgen.sheets import sheet_groups
+from cardgen.versions import load_game, resolve
+from conftest import ROOT
+
+GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
+
+
+def _snapshot(game: str, root=ROOT):
+    project = load_project(root)
+    return project, resolve(project, load_game(project, game))
+
+
+def _printed(snapshot, deck: str, key) -> Counter:
+    counts = Counter()
+    for card in snapshot.cards_in_deck(deck):
+        counts[key(card)] += card.count
+    return counts
+
+
+def _findings(cli, game: str, cwd=ROOT) -> tuple[int, list[dict]]:
+    result = cli("validate", "--game", game, "--format", "json", cwd=cwd)
+    return result.code, json.loads(result.out)["findings"]
+
+
+# --- deck composition ---------------------------------------------------------------------------
+
+
+def test_way_of_the_blade_is_a_44_card_deck_without_queens_and_kings():
+    _, s = _snapshot("way-of-the-blade")
+    assert s.deck_size("duel") == 44
+    assert s.deck_size("reference") == 1
+    ranks = _printed(s, "duel", lambda c: c.fields["rank"])
+    assert ranks == {rank: 4 for rank in range(1, 12)}  # ace to ten and the jack, no 12 or 13
+    assert _printed(s, "duel", lambda c: c.fields["suit"]) == {
+        "hearts": 11, "diamonds": 11, "clubs": 11, "spades": 11}
+    colours = _printed(s, "duel", lambda c: s.symbols[c.fields["suit"]].colour)
+    assert colours == {"#b3261e": 22, "#1f1a17": 22}
+    named = _printed(s, "duel", lambda c: (c.fields["rank"], c.fields.get("face")))
+    assert named[(11, "tribune")] == 4 and named[(1, "hag")] == 4
+    assert s.symbols["tribune"].name == "The Tribune" and s.symbols["hag"].name == "The Hag"
+
+
+def test_one_true_king_has_40_number_cards_and_two_kings():
+    _, s = _snapshot("one-true-king")
+    assert s.deck_size("field") == 40
+    assert _printed(s, "field", lambda c: c.fields["rank"]) == {rank: 4 for rank in range(1, 11)}
+    armies = s.rules["armies"]
+    assert _printed(s, "field", lambda c: armies[c.fields["suit"]]) == {"red": 20, "black": 20}
+    assert _printed(s, "kings", lambda c: c.fields["army"]) == {"red": 1, "black": 1}
+
+
+def test_one_true_king_keeps_the_set_up_grid_as_data():
+    _, s = _snapshot("one-true-king")
+    assert s.rules["grid"] == ["DUDUDUD", "UDUDUDU", "DUDUDUD", "UDUDUDU", "DUDUDUD"]
+    assert s.rules["spare_cards"] == 5
+    assert s.game.rule_specs["grid"].type == "list" and s.game.rule_specs["grid"].of == "str"
+
+
+def test_knightfall_has_52_jumbo_cards_two_maps_and_four_coins():
+    _, s = _snapshot("knightfall")
+    assert s.deck_size("cards") == 52
+    assert _printed(s, "cards", lambda c: c.fields["power"]) == {power: 4 for power in range(1, 14)}
+    assert _printed(s, "cards", lambda c: c.fields["colour"]) == {"red": 26, "black": 26}
+    assert s.deck_size("camps") == 2 and s.deck_size("coins") == 4
+    size = s.game.size_of("troop")
+    assert (size.width_mm, size.height_mm) == (88, 126)
+    assert s.game.card_types["coin"].shape == "circle"
+    assert s.rules["troop_positions"] == {"knight": 1, "archers": 3, "mages": 4}
+
+
+# --- the games' own checks ----------------------------------------------------------------------
+
+
+def test_way_of_the_blade_and_one_true_king_validate_clean(cli):
+    for game in ("way-of-the-blade", "one-true-king"):
+        result = cli("validate", "--game", game)
+        assert result.code == 0, result.out
+        assert "0 error(s), 0 warning(s)" in result.out
+
+
+def test_knightfall_reports_the_troop_size_contradiction(cli):
+    code, findings = _findings(cli, "knightfall")
+    assert code == 0  # a warning: the build goes on with the layout's reading
+    assert [(f["severity"], f["code"]) for f in findings] == [("warning", "knightfall-troop-size")]
+    finding = findings[0]
+    assert finding["file"] == "versions/knightfall/1.yml"
+    lines = (ROOT / finding["file"]).read_text().splitlines()
+    assert lines[finding["line"] - 1].lstrip().startswith("troop_positions:")
+    assert "at most 10 cards (troop_limit, versions/knightfall/1.yml:" in finding["message"]
+    assert "1 knight + 3 archers + 4 mages = 8 positions" in finding["message"]
+
+
+def test_one_true_king_grid_check_fails_when_a_card_is_missing(cli, project_copy):
+    path = project_copy / "versions/one-true-king/1.yml"
+    text = path.read_text()
+    cut = re.sub(r"\n  - \{id: hearts-7,[^\n]*", "", text)
+    assert cut != text
+    path.write_text(cut)
+    code, findings = _findings(cli, "one-true-king", cwd=project_copy)
+    assert code == 1
+    grid = [f for f in findings if f["code"] == "otk-grid-cards"]
+    assert [f["message"] for f in grid] == [
+        "the 7 x 5 grid (35 cards) plus 5 spare cards needs 40 number cards, but the field deck holds 39"]
+    assert grid[0]["file"] == "versions/one-true-king/1.yml" and grid[0]["severity"] == "error"
+
+
+def test_way_of_the_blade_first_deal_fails_when_the_deck_is_cut_down(cli, project_copy):
+    path = project_copy / "versions/way-of-the-blade/1.yml"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if not re.match(r"  - \{id: (diamonds|clubs|spades)-", line)))
+    code, findings = _findings(cli, "way-of-the-blade", cwd=project_copy)
+    assert code == 1
+    deal = [f for f in findings if f["code"] == "wotb-first-deal"]
+    assert [f["message"] for f in deal] == [
+        "the first deal needs 4 players x 5 cards = 20 cards, but the duel deck holds only 11"]
+    missing = [f["message"] for f in findings if f["code"] == "wotb-missing"]
+    assert len(missing) == 33 and "the duel deck has no jack of Spades (every suit holds each rank of `ranks` once)" in missing
+
+
+def test_way_of_the_blade_rejects_a_queen_naming_card_and_line(cli, project_copy):
+    path = project_copy / "versions/way-of-the-blade/1.yml"
+    path.write_text(path.read_text().replace(
+        "\nclaims:", "\n  - {id: hearts-queen, type: number, name: Queen of Hearts, rank: 12, suit: hearts}\n\nclaims:"))
+    code, findings = _findings(cli, "way-of-the-blade", cwd=project_copy)
+    assert code == 1
+    queen = [f for f in findings if f["code"] == "wotb-rank"]
+    assert len(queen) == 1 and queen[0]["card"] == "hearts-queen"
+    assert queen[0]["message"].startswith("'Queen of Hearts': a queen is not part of the Way of the Blade deck")
+    line = path.read_text().splitlines()[queen[0]["line"] - 1]
+    assert "hearts-queen" in line
+
+
+# --- print sheets -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Each game built once, A4 and Letter, with duplex backs (no PNGs, no rulebook)."""
+    project = load_project(ROOT)
+    results = {}
+    for game in GAMES:
+        snapshot = resolve(project, load_game(project, game))
+        out = tmp_path_factory.mktemp(game)
+        options = BuildOptions(out_dir=out, png=False, rulebook=False)
+        results[game] = (snapshot, build(project, snapshot, options), out)
+    return results
+
+
+def _pages(out, paper: str) -> int:
+    return len(PdfReader(out / f"sheets-{paper}.pdf").pages)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_sheet_page_counts(built, paper):
+    # 44 duel cards + 1 reference card at 3 x 3 a page = 5 sheets, each front + back
+    assert _pages(built["way-of-the-blade"][2], paper) == 10
+    # 40 + 2 kings = 42 cards: 5 sheets
+    assert _pages(built["one-true-king"][2], paper) == 10
+    # 52 jumbo cards at 2 x 2 = 13 sheets (26 pages), 4 coins on one sheet (2 pages),
+    # 2 camp maps of 384 x 492 mm tiled 2 x 2 each, printed one side (8 pages)
+    assert _pages(built["knightfall"][2], paper) == 26 + 2 + 8
+
+
+def test_knightfall_maps_are_tiled_and_coins_are_round(built):
+    snapshot, result, out = built["knightfall"]
+    groups = sheet_groups(snapshot, result.cards, result.files, paper="a4")
+    summary = [(g.label, g.spec.shape, g.tiled, len(g.slots)) for g in groups]
+    assert summary == [("cards", "rect", False, 52), ("Decision coin", "circle", False, 4),
+                       ("Camp map", "rect", True, 2)]
+    footers = [page.extract_text().splitlines()[-1] for page in PdfReader(out / "sheets-a4.pdf").pages]
+    tiles = [f for f in footers if "camp-map · tile" in f]
+    assert len(tiles) == 8  # 4 pages per map, so each map spans more than one page
+    assert sum("tile 1,1 of 2 x 2" in f for f in tiles) == 2
+    assert sum("Decision coin · sheet 1/1" in f for f in footers) == 2  # coin faces and their backs
+
+
+def test_no_card_overflows(built):
+    for game, (_, result, _) in built.items():
+        overflow = [w for w in result.warnings if "does not fit" in w]
+        assert overflow == [], game
+
+
+def test_colour_is_told_by_more_than_hue(built):
+    """Black cards are dark and red cards light, and both name their colour in words."""
+    for game, ids in (("knightfall", ("black-5", "red-5")), ("one-true-king", ("black-king", "red-king"))):
+        faces = built[game][1].cards.faces
+        dark, light = (faces[i].svg for i in ids)
+        assert 'fill="#1f1a17"/>' in dark.split("\n")[2]  # the full-bleed background
+        assert 'fill="#1f1a17"/>' not in light.split("\n")[2]
+        assert ">BLACK<" in dark and ">RED<" in light
+
+
+# --- core helper added for the games: paragraphs at one common size ---------------------------
+
+
+def test_paragraphs_share_one_size_and_stack_in_order():
+    project, snapshot = _snapshot("way-of-the-blade")
+    renderer = Renderer(project, snapshot)
+    items = ["A short line.", "A much longer paragraph that has to wrap over several lines in this box."]
+    svg = str(renderer.paragraphs(items, 0, 0, 30, 40, size=4, min_size=2, gap=0.5, bullet="common/suit-diamonds"))
+    sizes = set(re.findall(r'font-size="([\d.]+)"', svg))
+    assert len(sizes) == 1 and float(sizes.pop()) <= 4
+    baselines = [float(y) for y in re.findall(r'<tspan x="[\d.]+" y="([\d.]+)"', svg)]
+    assert baselines == sorted(baselines) and len(set(baselines)) >= 3
+    assert svg.count("<svg ") == 2  # one bullet per paragraph
+    assert renderer.warnings == []
+    renderer.paragraphs(items, 0, 0, 10, 3, size=4, min_size=3)
+    assert renderer.warnings and "2 paragraphs do not fit their box even at 3 mm" in renderer.warnings[0]

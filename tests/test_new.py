@@ -1,0 +1,58 @@
+"""Issue 6: `cardgen new NAME` starts a game that validates and builds at once."""
+
+from __future__ import annotations
+
+from pypdf import PdfReader
+
+from cardgen.commands.new import slug
+
+
+def test_name_becomes_a_game_id():
+    assert slug("Dragon Race!") == "dragon-race"
+    assert slug("  Knights & Knaves 2 ") == "knights-knaves-2"
+
+
+def test_new_game_inside_a_project_validates_and_builds(cli, project_copy):
+    result = cli("new", "Dragon Race", cwd=project_copy)
+    assert result.code == 0, result.err
+    assert "Next: cardgen build --game dragon-race" in result.out
+    for path in ("card_data/dragon-race/game.yml", "versions/dragon-race/1.yml",
+                 "templates/dragon-race/card.svg.j2", "templates/dragon-race/back.svg.j2"):
+        assert (project_copy / path).is_file(), path
+    assert 'name: "Dragon Race"' in (project_copy / "card_data/dragon-race/game.yml").read_text()
+    assert not (project_copy / "dragon-race").exists()  # no nested project
+
+    result = cli("validate", "--game", "dragon-race", cwd=project_copy)
+    assert result.code == 0 and "3 different cards, 9 printed; 0 error(s), 0 warning(s)" in result.out
+
+    result = cli("build", "--game", "dragon-race", "--no-png", "--paper", "a4", cwd=project_copy)
+    assert result.code == 0, result.err
+    assert result.err == ""  # no warnings: nothing overflows
+    sheets = project_copy / "build/dragon-race/1/sheets-a4.pdf"
+    assert len(PdfReader(sheets).pages) == 2  # 9 cards on one sheet, front and back
+
+
+def test_new_outside_a_project_makes_one(cli, tmp_path):
+    result = cli("new", "dragon-race", cwd=tmp_path)
+    assert result.code == 0, result.err
+    root = tmp_path / "dragon-race"
+    assert "default_game: dragon-race" in (root / "cardgen.yml").read_text()
+    assert (root / ".gitignore").read_text() == "build/\n"
+    assert sorted(p.name for p in (root / "fonts").glob("*.ttf")) == [
+        "AlegreyaSans-Bold.ttf", "AlegreyaSans-Italic.ttf", "AlegreyaSans-Regular.ttf",
+        "Cinzel-Bold.ttf", "Cinzel-Regular.ttf"]
+    assert (root / "schema/game.schema.json").is_file()
+    assert "Dragon Race" in (root / "card_data/dragon-race/game.yml").read_text()
+
+    result = cli("validate", cwd=root)  # the new project's default game
+    assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out
+    result = cli("build", "--no-png", "--paper", "letter", cwd=root)
+    assert result.code == 0, result.err
+    assert (root / "build/dragon-race/1/sheets-letter.pdf").is_file()
+
+
+def test_new_refuses_an_existing_game(cli, project_copy):
+    result = cli("new", "kings-blade", cwd=project_copy)
+    assert result.code == 2
+    assert "game 'kings-blade' already exists" in result.err
+    assert cli("new", "!!!", cwd=project_copy).code == 2
