@@ -1,0 +1,107 @@
+"""`cardgen export tts|png`: a version's cards for Tabletop Simulator or a print service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..console import progress_for
+from ..errors import display_path
+from ..export.printpng import PRESETS
+from ..pipeline import ValidationFailed, check_out_dir
+from ..validate import validate
+from .common import game_option, snapshot_from, version_option
+
+out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                          help="Output folder.")
+jobs_option = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+                           help="Parallel render processes (default: all cores).")
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
+
+
+@click.group(name="export")
+def command():
+    """Export a version's cards for Tabletop Simulator or a print service."""
+
+
+def _checked_snapshot(ctx, game, version):
+    """Like `build`: refuse data with errors, show warnings."""
+    project, snapshot = snapshot_from(ctx, game, version)
+    findings = validate(project, snapshot)
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        raise ValidationFailed(errors)
+    for finding in findings:
+        click.echo(f"warning: {finding}", err=True)
+    return project, snapshot
+
+
+@command.command(name="tts")
+@game_option
+@version_option
+@out_option
+@click.option("--base-url", default=None, metavar="URL",
+              help="Where you host the images (URL + file name); default: file:/// paths on this computer.")
+@click.option("--install", is_flag=True,
+              help="Also copy the decks into Tabletop Simulator's Saved Objects folder, "
+                   "in a folder named after the game.")
+@jobs_option
+@quiet_option
+@click.pass_context
+def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
+    """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
+    from ..export.install import file_url, folder_name, install_objects, saved_objects_dir
+    from ..export.tts import export_tts, write_objects
+
+    project, snapshot = _checked_snapshot(ctx, game, version)
+    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "tts")
+    objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
+
+    def url_in(folder: Path):
+        if base_url:
+            return lambda name: base_url + ("" if base_url.endswith("/") else "/") + name
+        return lambda name: file_url(folder / name)
+
+    write_objects(objects, snapshot, out, url_in(out))
+    target = None
+    if install:
+        target = saved_objects_dir() / folder_name(snapshot.game.name)
+        install_objects(objects, snapshot, out, target, url_in(target))
+    if quiet:
+        return
+    for obj in objects:
+        sheets = ", ".join(f"{s.cols}x{s.rows} of {s.cell[0]}x{s.cell[1]} px" for s in obj.sheets)
+        click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {len(obj.copies)} cards, "
+                   f"{sum(len(s.cards) for s in obj.sheets)} different ({sheets})")
+    if target is not None:
+        click.echo(f"installed into {target} (Tabletop Simulator: Objects > Saved Objects)")
+
+
+@command.command(name="png")
+@click.option("--preset", type=click.Choice(list(PRESETS)), required=True,
+              help="tgc: The Game Crafter (poker 825x1125 px); mpc: MakePlayingCards (poker 822x1122 px); "
+                   "plain: 300 DPI with the game's bleed.")
+@game_option
+@version_option
+@out_option
+@jobs_option
+@quiet_option
+@click.pass_context
+def png(ctx, preset, game, version, out_dir, jobs, quiet):
+    """One PNG per card at a print service's exact size, a folder per deck.
+
+    Default output: build/<game>/<version>/png-<preset>/.
+    """
+    from ..export.printpng import export_png
+
+    project, snapshot = _checked_snapshot(ctx, game, version)
+    chosen = PRESETS[preset]
+    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / f"png-{preset}")
+    results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
+    if quiet:
+        return
+    click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label}:")
+    for result in results:
+        click.echo(f"  {display_path(out / result.deck)}/  {len(result.files) - 1} card file(s) + back, "
+                   f"{result.size[0]}x{result.size[1]} px")

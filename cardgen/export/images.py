@@ -1,0 +1,125 @@
+"""Card images for exports and the HTML diff: a face's SVG reframed, rendered at an exact size.
+
+Every consumer wants a different framing of the same face (the trimmed card for Tabletop
+Simulator and the diff page, the trim plus a service's own bleed for printers), so rather than
+resample the build's 300 DPI PNGs we change the SVG's viewBox and let cairo draw each size
+crisply. Renders share the build's content-addressed cache (build/.cache/faces, keyed like the
+pipeline's, with the pixel size added), so repeated exports render nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from PIL import Image
+
+from .. import atomic
+from ..pipeline import BuildOptions, Progress, Rasteriser
+from ..project import Project
+from ..render import Face
+
+_ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.S)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A window onto a face in trim coordinates (mm; the trim's top-left is 0, 0)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+def trim_frame(face: Face, bleed_mm: float) -> Frame:
+    return Frame(0, 0, face.width_mm - 2 * bleed_mm, face.height_mm - 2 * bleed_mm)
+
+
+def bleed_frame(face: Face, bleed_mm: float) -> Frame:
+    """The whole face as drawn: trim plus the game's bleed."""
+    return Frame(-bleed_mm, -bleed_mm, face.width_mm, face.height_mm)
+
+
+def reframe(svg: str, frame: Frame) -> str:
+    """The face's SVG showing exactly `frame`: new width, height and viewBox on the root <svg>."""
+    root = _ROOT_TAG.search(svg)
+    if root is None:
+        raise ValueError("not an SVG document")
+    values = {"width": f"{_num(frame.w)}mm", "height": f"{_num(frame.h)}mm",
+              "viewBox": " ".join(_num(v) for v in (frame.x, frame.y, frame.w, frame.h))}
+    tag = root.group(0)
+    for name, value in values.items():
+        tag, n = re.subn(rf'\s{name}="[^"]*"', f' {name}="{value}"', tag, count=1)
+        if n != 1:
+            raise ValueError(f"not a cardgen face: its root <svg> has no {name}")
+    return svg[: root.start()] + tag + svg[root.end():]
+
+
+def _num(value: float) -> str:
+    """Short, stable numbers, so the same frame always gives the same SVG (and cache key)."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One image to render: `frame` of `face`, stretched to exactly `size` pixels."""
+
+    face: Face
+    frame: Frame
+    size: tuple[int, int]
+
+
+def render_shots(project: Project, shots: list[Shot], workers: int | None = None,
+                 progress: Progress | None = None) -> list[Path]:
+    """Cached PNGs of the shots, in order; only the ones not cached yet are rendered."""
+    from ..rasterise import RenderJob, render_jobs
+
+    progress = progress or Progress()
+    rasteriser = Rasteriser(project, BuildOptions(workers=workers), progress)
+    paths, jobs = [], {}
+    for shot in shots:
+        svg = reframe(shot.face.svg, shot.frame)
+        face = Face(shot.face.key, svg, shot.frame.w, shot.frame.h, shot.face.shape)
+        path = rasteriser.cache.path(f"{rasteriser.key(face)}-{shot.size[0]}x{shot.size[1]}", ".png")
+        paths.append(path)
+        if not path.is_file() and path not in jobs:
+            jobs[path] = RenderJob(svg=svg, pdf=None, png=path, size_px=shot.size, key=shot.face.key)
+    if jobs:
+        progress.start("Rendering images", len(jobs))
+        try:
+            render_jobs(list(jobs.values()), workers=workers, on_done=lambda job: progress.advance(),
+                        fonts_dir=project.fonts_dir, cache_dir=project.build_dir / ".cache" / "fontconfig")
+        finally:
+            progress.stop()
+    return paths
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """PNG bytes with nothing time-dependent in them (Pillow writes no date chunks)."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=False)
+    return buffer.getvalue()
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Atomically write `data` unless the file already holds exactly it; True if written."""
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    atomic.write_bytes(path, data)
+    return True
+
+
+def remove_stale(folder: Path, keep: set[str], owned: Callable[[str], bool]) -> None:
+    """Delete files an earlier export wrote that this one did not (a removed card's image).
+
+    Only names `owned` says an export writes are touched: an --out folder may hold other files.
+    """
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if path.is_file() and owned(path.name) and path.name not in keep:
+                path.unlink()
