@@ -4,7 +4,8 @@ The page must open anywhere (mailed, attached to an issue, opened offline), so i
 everything inline: CSS in a <style> element and every card image as a PNG data: URI, no
 fonts, scripts or links to fetch. Images are the trimmed card at 150 DPI (sharp at the size
 shown, a few dozen kB each), rendered from the SVG through the build's cache. The page is
-`templates/common/diff.html.j2`, so a project can restyle it.
+`diff.html.j2` beside this module; a project may restyle it with its own
+`templates/common/diff.html.j2`, which takes precedence.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
+from pathlib import Path
 
-from ..errors import BuildError
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
 from ..export.images import Shot, render_shots, trim_frame
 from ..pipeline import Progress
 from ..project import Project
@@ -51,14 +53,12 @@ def as_html(project: Project, diff: VersionDiff, workers: int | None = None,
 
     restyled = [picture(c) for c in in_deck_order(diff.new)
                 if c.id in diff.reprint and c.id not in changed and c.id not in added]
-    env = Environment(loader=FileSystemLoader(str(project.templates_dir / "common")),
+    loader = ChoiceLoader([FileSystemLoader(str(project.templates_dir / "common")),
+                           FileSystemLoader(str(Path(__file__).parent))])
+    env = Environment(loader=loader,
                       autoescape=select_autoescape(default=True), undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
-    try:
-        template = env.get_template(TEMPLATE)
-    except TemplateNotFound:
-        raise BuildError(f"the HTML diff needs its page template {project.templates_dir / 'common' / TEMPLATE} "
-                         "(copy it from cardgen's own project)") from None
+    template = env.get_template(TEMPLATE)  # always found: cardgen ships its own
     return template.render(
         diff=diff,
         old_label=version_label(diff.old),
