@@ -1,0 +1,191 @@
+"""Template -> HTML -> PDF, with every failure reported as one line naming the template.
+
+Rendering the HTML is cheap and decides whether the PDF must be rebuilt (its text is part of
+the inputs hash); weasyprint's layout is the slow part and runs only when needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Iterator
+
+import pikepdf
+import weasyprint
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound
+from jinja2 import TemplateSyntaxError, select_autoescape
+from markupsafe import Markup, escape
+from weasyprint.text.fonts import FontConfiguration
+
+from ..errors import BuildError, Loc
+from ..fonts import FontSet
+from ..imposition import Paper
+from ..project import Project
+from ..render import RenderedSet
+from ..snapshot import Snapshot
+from .fetch import ProjectFetcher, RefusedURL
+from .helpers import FaceStore, Helpers, RulebookError, font_faces
+from .outline import outline
+
+CONTENTS_RE = re.compile(r"<!--cardgen:contents ([0-9,]+)-->")
+
+
+@dataclass
+class Document:
+    template_path: Path  # the entry template
+    html: str
+    base_url: str  # relative URLs in the HTML resolve against the game's template folder
+
+
+@dataclass
+class Pdf:
+    data: bytes
+    pages: int
+    warnings: list[str] = field(default_factory=list)  # weasyprint's remarks (unsupported CSS...)
+
+
+def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
+                paper: Paper) -> Document:
+    game_dir = project.templates_dir / snapshot.game.id
+    store = FaceStore(project.build_dir / ".cache" / "svg")
+    env = Environment(
+        loader=FileSystemLoader([str(game_dir), str(project.templates_dir / "common")]),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(Helpers(project, snapshot, rendered, store).globals())
+    env.globals.update(
+        contents=contents,
+        font_faces=font_faces(project.fonts_dir),
+        paper=paper,
+        template_url=lambda name: _template_url(project, name),
+    )
+    path = game_dir / template
+    try:
+        text = env.get_template(template).render()
+    except TemplateSyntaxError as exc:
+        raise BuildError(f"rulebook template syntax: {exc.message}",
+                         Loc(Path(exc.filename or path), exc.lineno or 0)) from None
+    except TemplateNotFound as exc:
+        raise BuildError(f"rulebook template '{exc.name}' not found (looked in {game_dir} and "
+                         f"{project.templates_dir / 'common'})", _where(exc.__traceback__, project, path)) from None
+    except RulebookError as exc:
+        raise BuildError(f"rulebook {exc.message}", _where(exc.__traceback__, project, path)) from None
+    except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
+                         _where(exc.__traceback__, project, path)) from None
+    return Document(path, fill_contents(text), game_dir.as_uri() + "/")
+
+
+def contents(levels: tuple[int, ...] = (2, 3)) -> Markup:
+    """Where the table of contents goes; filled in once the whole document is rendered."""
+    return Markup(f"<!--cardgen:contents {','.join(str(n) for n in levels)}-->")
+
+
+def fill_contents(text: str) -> str:
+    """Replace the contents marker by a list of the document's headings (see outline.py)."""
+    m = CONTENTS_RE.search(text)
+    if m is None:
+        return text
+    doc = outline(text, tuple(int(n) for n in m.group(1).split(",")))
+    items = "\n".join(f'<li class="level-{e.level}"><a href="#{escape(e.id)}">{escape(e.text)}</a></li>'
+                      for e in doc.entries)
+    return CONTENTS_RE.sub(lambda _: f'<ol class="contents-list">\n{items}\n</ol>', str(doc.html), count=1)
+
+
+def _template_url(project: Project, name: str) -> Markup:
+    """file: URL of a file in templates/ (a stylesheet), checked to exist."""
+    path = project.templates_dir / name
+    if not path.is_file():
+        raise RulebookError(f"names {name}, which is not in {project.templates_dir}")
+    return Markup(path.as_uri())
+
+
+def _where(tb: TracebackType | None, project: Project, fallback: Path) -> Loc:
+    """The innermost template line in a traceback (Jinja maps its frames to template lines)."""
+    found = Loc(fallback)
+    templates = str(project.templates_dir)
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith(templates) and filename.endswith(".j2"):
+            found = Loc(Path(filename), tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def write_pdf(project: Project, doc: Document) -> Pdf:
+    """Lay out and write the PDF; only project files are loaded, only project fonts embedded."""
+    fetcher = ProjectFetcher([project.root, project.build_dir])
+    where = Loc(doc.template_path)
+    with _weasyprint_log() as log, _fixed_font_timestamps():
+        try:
+            html = weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher)
+            rendered = html.render(font_config=FontConfiguration())
+            data = rendered.write_pdf()
+        except RefusedURL as exc:
+            raise BuildError(f"the rulebook may not load {exc.url}: {exc.reason}", where) from None
+        except Exception as exc:  # weasyprint gives up on some markup with bare assertions
+            raise BuildError(f"weasyprint could not lay out the rulebook ({type(exc).__name__}: {exc}); "
+                             "simplify the markup or CSS last changed", where) from exc
+    errors = [r.getMessage() for r in log if r.levelno >= logging.ERROR]
+    if errors:
+        raise BuildError(f"weasyprint could not lay out the rulebook: {errors[0]}", where)
+    _check_fonts(data, FontSet(project.fonts_dir).families, where)
+    return Pdf(data, len(rendered.pages), [r.getMessage() for r in log if r.levelno < logging.ERROR])
+
+
+@contextlib.contextmanager
+def _fixed_font_timestamps() -> Iterator[None]:
+    """Make embedded fonts identical from build to build.
+
+    Without HarfBuzz's subsetter weasyprint subsets fonts with fontTools, which stamps each
+    subset's `head.modified` with the current time unless SOURCE_DATE_EPOCH is set (the
+    reproducible-builds convention, honoured if the caller set it already).
+    """
+    before = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = before or "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["SOURCE_DATE_EPOCH"]
+
+
+@contextlib.contextmanager
+def _weasyprint_log() -> Iterator[list[logging.LogRecord]]:
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("weasyprint")
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+
+
+def _check_fonts(data: bytes, families: list[str], where: Loc) -> None:
+    """Every font must be a project font, embedded.
+
+    weasyprint falls back to any font fontconfig knows when a character is missing from the
+    chosen one; the PDF would then depend on the machine that built it.
+    """
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        for obj in pdf.objects:
+            if not isinstance(obj, pikepdf.Dictionary) or obj.get("/Type") != "/FontDescriptor":
+                continue
+            family = str(obj.get("/FontFamily", ""))
+            if family not in families:
+                raise BuildError(f"the rulebook uses font '{family or obj.get('/FontName')}', which is not in "
+                                 f"fonts/ (a character the project fonts lack?); project fonts: "
+                                 f"{', '.join(families)}", where)
+            if not any(k in obj for k in ("/FontFile", "/FontFile2", "/FontFile3")):
+                raise BuildError(f"font '{family}' is not embedded in the rulebook", where)

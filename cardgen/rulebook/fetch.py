@@ -1,0 +1,55 @@
+"""What a rulebook may load: files of the project and its build cache, and inline data.
+
+weasyprint fetches every stylesheet, font and image a document names, over any protocol. A
+rulebook is built from the project's own sources, so anything else is a mistake (a pasted
+web link, an absolute path to someone's home folder) that would make the PDF depend on the
+network or on one machine. Such URLs stop the build instead of being fetched.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse
+
+INLINE_SCHEMES = ("data",)
+
+
+class RefusedURL(FatalURLFetchingError):
+    """A URL the rulebook may not use; weasyprint lets this one through and stops rendering."""
+
+    def __init__(self, url: str, reason: str):
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+class ProjectFetcher(URLFetcher):
+    """Serves `file:` URLs below the allowed folders and `data:` URLs; refuses the rest.
+
+    Paths are compared after normalising `..` but without resolving symbolic links: a link
+    the user placed inside the project is theirs to make, while `../../etc` is not.
+    """
+
+    def __init__(self, allowed: list[Path]):
+        super().__init__(fail_on_errors=True)
+        self.allowed = [Path(os.path.normpath(os.path.abspath(p))) for p in allowed]
+
+    def fetch(self, url: str, headers=None) -> URLFetcherResponse:
+        scheme = urlsplit(url).scheme.lower()
+        if scheme in INLINE_SCHEMES:
+            return super().fetch(url, headers)
+        if scheme != "file":
+            raise RefusedURL(url, "remote and non-file URLs are never fetched; "
+                                  "put the file in the project and refer to it by a relative path")
+        path = Path(os.path.normpath(unquote(urlsplit(url).path)))
+        if not any(path == root or root in path.parents for root in self.allowed):
+            raise RefusedURL(url, f"outside the project (allowed: {', '.join(map(str, self.allowed))})")
+        if not path.is_file():
+            raise RefusedURL(url, "no such file")
+        mime, _ = mimetypes.guess_type(path.name)
+        return URLFetcherResponse(url, path.read_bytes(),
+                                  {"Content-Type": mime or "application/octet-stream"})

@@ -1,0 +1,349 @@
+"""Issue 4: the rulebook stage. Rules from the data, real card pictures, fonts, contents,
+page sizes, refusal of outside URLs, template/data mismatches, determinism."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pikepdf
+import pytest
+from pypdf import PdfReader
+
+from cardgen.cache import Manifest
+from cardgen.errors import BuildError
+from cardgen.imposition import PAPERS
+from cardgen.pipeline import BuildOptions, build
+from cardgen.project import load_project
+from cardgen.render import Renderer
+from cardgen.rulebook import build_rulebooks, render_html, write_pdf
+from cardgen.rulebook.helpers import FaceStore
+from cardgen.rulebook.outline import outline
+from cardgen.versions import load_game, resolve
+from conftest import ROOT
+
+A4_PT = (595.28, 841.89)
+LETTER_PT = (612.0, 792.0)
+PROJECT_FAMILIES = {"Cinzel", "Alegreya Sans"}
+
+
+def _snapshot(root: Path, version: str):
+    project = load_project(root)
+    return project, resolve(project, load_game(project, "kings-blade"), version)
+
+
+def _rulebook(root: Path, version: str, out: Path, papers=("a4",)):
+    """Render the cards (SVG only) and build the rulebooks straight from them."""
+    project, snapshot = _snapshot(root, version)
+    rendered = Renderer(project, snapshot).render_all()
+    return build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=papers), out, Manifest(out))
+
+
+def _text(pdf: Path) -> list[str]:
+    """Each page's text, whitespace collapsed (pypdf breaks lines where the layout did)."""
+    return [" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages]
+
+
+def _rules_text(pages: list[str]) -> str:
+    """The rules proper: from the overview to the card list (the appendices quote older rules)."""
+    text = " ".join(pages)
+    start = text.index("Overview The King has organised")
+    return text[start:text.index("Card list Every card")]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """3.1 through the whole pipeline, both papers; V1 and V2 rulebooks from their cards."""
+    out = tmp_path_factory.mktemp("rb31")
+    project, snapshot = _snapshot(ROOT, "3.1")
+    result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False))
+    books = {"3.1": out / "rulebook-a4.pdf"}
+    for version in ("1", "2"):
+        dest = tmp_path_factory.mktemp(f"rb{version}")
+        _rulebook(ROOT, version, dest)
+        books[version] = dest / "rulebook-a4.pdf"
+    return result, out, books, {v: _text(p) for v, p in books.items()}
+
+
+# --- outputs -----------------------------------------------------------------------------------
+
+
+def test_pipeline_writes_both_papers_with_their_page_size(built):
+    result, out, _, _ = built
+    outputs = {o.path.name: o for o in result.outputs}
+    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf"}
+    for name, size in (("rulebook-a4.pdf", A4_PT), ("rulebook-letter.pdf", LETTER_PT)):
+        with pikepdf.open(out / name) as pdf:
+            assert len(pdf.pages) == outputs[name].pages >= 9
+            for page in pdf.pages:
+                box = [float(v) for v in page.mediabox]
+                assert abs(box[2] - size[0]) < 0.5 and abs(box[3] - size[1]) < 0.5
+
+
+def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):
+    _, out, books, _ = built
+    project, snapshot = _snapshot(ROOT, "3.1")
+    rendered = Renderer(project, snapshot).render_all()
+    again = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("a4",)), out, Manifest(out))
+    assert [o.rebuilt for o in again] == [False]
+    _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
+    assert (tmp_path / "rulebook-a4.pdf").read_bytes() == books["3.1"].read_bytes()
+
+
+# --- the rules come from the data --------------------------------------------------------------
+
+
+def test_hand_limit_follows_the_version(built):
+    texts = built[3]
+    assert "You can hold a maximum of 4 metals in your storage" in _rules_text(texts["2"])
+    assert "You can hold a maximum of 3 metals in your storage" in _rules_text(texts["3.1"])
+    assert "There is no limit to the number of metals you may hold" in _rules_text(texts["1"])
+    assert "maximum of" not in _rules_text(texts["1"])
+
+
+def test_end_condition_follows_the_version(built):
+    texts = built[3]
+    assert "When you have one complete blade and hilt card, you can choose to end the game" in _rules_text(texts["2"])
+    assert ("When you have one complete blade, hilt and upgrade card, you can choose to end the game"
+            in _rules_text(texts["3.1"]))
+    assert "This version has no way to end the game." in _rules_text(texts["1"])
+    for version in ("2", "3.1"):
+        assert "no way to end the game" not in _rules_text(texts[version])
+
+
+def test_metal_counts_are_the_cards_of_the_version(built):
+    texts = built[3]
+    rules = _rules_text(texts["3.1"])
+    assert "60 metal cards: Steel ×20, Orcish Steel ×17, Dwarvish Steel ×13, Elvish Steel ×10" in rules
+    assert "Elvish Steel is the rarest: a 1 in 6 chance" in rules
+    assert "Steel is the most common: a 1 in 3 chance" in rules
+    _, v1 = _snapshot(ROOT, "1")
+    counts = {s.name: v1.symbol_count(sid) for sid, s in v1.symbols.items() if not s.any}
+    assert counts == {"Steel": 26, "Orcish Steel": 18, "Dwarvish Steel": 11, "Elvish Steel": 5}
+    for name, count in counts.items():
+        assert f"{name} ×{count}" in _rules_text(texts["1"])
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3.1"])
+def test_every_enum_rule_prints_its_own_sentence_and_no_other(built, version):
+    """V2 and 3.1 differ exactly in `forge`; V1 also in overflow, mine action and forge."""
+    rules = _rules_text(built[3][version])
+    _, snapshot = _snapshot(ROOT, version)
+    for key, spec in snapshot.game.rule_specs.items():
+        if spec.type != "enum":
+            continue
+        for value, sentence in spec.values.items():
+            assert (sentence in rules) == (snapshot.rules[key] == value), (key, value)
+
+
+def test_examples_use_the_rules_of_the_version(built):
+    texts = built[3]
+    v31 = _rules_text(texts["3.1"])
+    assert "The Dwarvish Steel would pour out and be discarded into the mine" in v31
+    assert "the Orcish Steel would go next" in v31
+    assert "this player would have 5 sword points: 3 for the complete Rapier" in v31
+    v1 = _rules_text(texts["1"])
+    assert "The player who poured would choose which of its metals pours out" in v1
+    assert "Dwarvish Steel would pour out" not in v1
+
+
+def test_card_list_gives_every_card_with_its_generated_text(built):
+    from cardgen import cardtext
+
+    pages = built[3]["3.1"]
+    text = " ".join(pages)
+    appendix = text[text.index("Card list Every card"):]
+    _, snapshot = _snapshot(ROOT, "3.1")
+    for card in snapshot.cards:
+        assert card.name in appendix
+        for effect in card.effects:
+            assert cardtext.effect_plain(snapshot, effect) in appendix, (card.id, effect.do)
+
+
+def test_appendix_has_change_notes_of_the_whole_chain_and_feedback(built):
+    text = " ".join(built[3]["3.1"])
+    notes = text[text.index("About this version"):]
+    assert "The Forge Token must now always be on a sword part." in notes  # 3.1
+    assert "Changed the maximum metal cards in your hand from 4 to 3." in notes  # 3
+    assert "Added a maximum of 4 metals in your hand (storage)." in notes  # 2
+    assert "Playtest feedback (in Dutch, as received)" in notes
+    assert "Kaarten zien er mooi en duidelijk uit" in notes
+    assert "Known problems" in notes and "Authoring choices" in notes
+
+
+# --- the PDF -----------------------------------------------------------------------------------
+
+
+def test_fonts_are_embedded_and_only_the_projects(built):
+    _, _, books, _ = built
+    for pdf_path in books.values():
+        with pikepdf.open(pdf_path) as pdf:
+            descriptors = [o for o in pdf.objects
+                           if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/FontDescriptor"]
+            assert descriptors
+            families = set()
+            for d in descriptors:
+                assert any(k in d for k in ("/FontFile", "/FontFile2", "/FontFile3")), d.get("/FontName")
+                families.add(str(d["/FontFamily"]))
+            assert families == PROJECT_FAMILIES
+
+
+def test_contents_page_numbers_match_the_pages_of_the_headings(built):
+    pages = built[3]["3.1"]
+    contents = next(i for i, t in enumerate(pages) if t.startswith("Contents"))
+    checked = 0
+    for title in ("Set-up", "Card information", "Overflow", "End of the game", "Examples", "Card list",
+                  "About this version"):
+        m = re.search(re.escape(title) + r" \.{3,} (\d+)", pages[contents])
+        assert m, f"no contents entry for {title}"
+        number = int(m.group(1))
+        assert number > contents + 1
+        assert re.search(r"(^|[.:)] )" + re.escape(title) + " ", pages[number - 1]), (title, number)
+        assert f"· Version 3.1 {number}" in pages[number - 1]  # the footer shows the same number
+        checked += 1
+    assert checked == 7
+
+
+def test_layout_gives_no_weasyprint_warnings():
+    project, snapshot = _snapshot(ROOT, "3.1")
+    rendered = Renderer(project, snapshot).render_all()
+    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["letter"])
+    pdf = write_pdf(project, doc)
+    assert [w for w in pdf.warnings if "HarfBuzz-Subset" not in w] == []  # that one is the machine's
+
+
+def test_card_pictures_are_the_rendered_card_svgs():
+    project, snapshot = _snapshot(ROOT, "3.1")
+    rendered = Renderer(project, snapshot).render_all()
+    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
+    hilt = rendered.faces["shortsword-hilt"]
+    url = FaceStore(project.build_dir / ".cache" / "svg").url(hilt)
+    assert url in doc.html and Path(url.removeprefix("file://")).read_text() == hilt.svg
+    assert 'viewBox="0 0 63 88"' in doc.html  # drawn trimmed: the bleed is cut off
+
+
+def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
+    """Callouts 1-5 mirror part.svg.j2's geometry: each leader must end on its part of the card."""
+    project, snapshot = _snapshot(ROOT, "3.1")
+    rendered = Renderer(project, snapshot).render_all()
+    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
+    card = re.search(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">', doc.html)
+    ox, oy = float(card.group(1)), float(card.group(2))  # the one card drawn at its real size
+    ends = [(float(x) - ox, float(y) - oy) for x, y in
+            re.findall(r'<line x1="[\d.]+" y1="[\d.]+" x2="([\d.]+)" y2="([\d.]+)"', doc.html[card.end():])[:5]]
+    svg = rendered.faces["shortsword-hilt"].svg
+    badge = re.search(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)
+    slots = [float(x) for x in re.findall(r'<svg x="([\d.]+)" y="16.2" width="5.2"', svg)]
+    icon = re.search(r'<svg x="6" y="([\d.]+)" width="([\d.]+)"', svg)
+    panel = re.search(r'<rect x="4.5" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
+    band = re.search(r'<rect x="2.5" y="([\d.]+)" width="([\d.]+)" height="7"', svg)
+
+    def inside(point, x, y, w, h):
+        return x - 0.5 <= point[0] <= x + w + 0.5 and y - 0.5 <= point[1] <= y + h + 0.5
+
+    (bx, by, br), (iy, isz) = map(float, badge.groups()), map(float, icon.groups())
+    assert abs(((ends[0][0] - bx) ** 2 + (ends[0][1] - by) ** 2) ** 0.5 - br) < 1  # 1: the badge's rim
+    assert inside(ends[1], min(slots), 16.2, max(slots) + 5.2 - min(slots), 5.2)  # 2: the metal slots
+    assert inside(ends[2], 6, iy, isz, isz)  # 3: the first effect's metal
+    px, pw, ph = 4.5, float(panel.group(2)), float(panel.group(3))
+    assert inside(ends[3], px, float(panel.group(1)), pw, ph) and ends[3][0] > 14.5  # 4: its effect text
+    assert inside(ends[4], 2.5, float(band.group(1)), float(band.group(2)), 7)  # 5: the type band
+
+
+# --- robustness --------------------------------------------------------------------------------
+
+
+def _insert_into_rules(project_root: Path, markup: str) -> None:
+    template = project_root / "templates" / "kings-blade" / "rulebook.html.j2"
+    text = template.read_text()
+    template.write_text(text.replace("{% block rules %}", "{% block rules %}\n" + markup, 1))
+
+
+@pytest.mark.parametrize("url,reason", [
+    ("https://example.com/logo.png", "remote and non-file URLs are never fetched"),
+    ("ftp://example.com/rules.css", "remote and non-file URLs are never fetched"),
+    ("file:///etc/hostname", "outside the project"),
+    ("../../../../../../../../etc/hostname", "outside the project"),
+])
+def test_urls_outside_the_project_fail_the_build(project_copy, tmp_path, url, reason):
+    _insert_into_rules(project_copy, f'<img src="{url}" alt="">')
+    with pytest.raises(BuildError) as err:
+        _rulebook(project_copy, "3.1", tmp_path / "out")
+    message = str(err.value)
+    assert "rulebook.html.j2" in message and reason in message
+    assert url.lstrip("./") in message
+    assert "\n" not in message
+    assert not (tmp_path / "out" / "rulebook-a4.pdf").exists()
+
+
+def test_a_card_the_version_lacks_fails_the_build(project_copy, tmp_path):
+    version_file = project_copy / "versions" / "kings-blade" / "3.1.yml"
+    version_file.write_text(version_file.read_text() + "\nremove: [shortsword-hilt]\n")
+    with pytest.raises(BuildError) as err:
+        _rulebook(project_copy, "3.1", tmp_path)
+    message = str(err.value)
+    assert "mentions card 'shortsword-hilt', which version 3.1 does not have" in message
+    assert re.search(r"rulebook\.html\.j2:\d+: ", message), message
+
+
+def test_a_rule_value_the_prose_does_not_explain_fails_the_build(project_copy, tmp_path):
+    game_file = project_copy / "card_data" / "kings-blade" / "game.yml"
+    game_file.write_text(game_file.read_text().replace(
+        "      token_required: Place your forge token",
+        "      token_shared: All players share one forge token.\n      token_required: Place your forge token"))
+    version_file = project_copy / "versions" / "kings-blade" / "3.1.yml"
+    version_file.write_text(version_file.read_text().replace("forge: token_required", "forge: token_shared"))
+    with pytest.raises(BuildError) as err:
+        _rulebook(project_copy, "3.1", tmp_path)
+    assert "the rulebook has no text for rule 'forge' = 'token_shared'" in str(err.value)
+
+
+def test_comparing_a_rule_with_an_undeclared_value_fails(project_copy, tmp_path):
+    template = project_copy / "templates" / "kings-blade" / "rulebook.html.j2"
+    template.write_text(template.read_text().replace('rule_is("overflow", "earliest_out")',
+                                                     'rule_is("overflow", "earliest_first")'))
+    with pytest.raises(BuildError) as err:
+        _rulebook(project_copy, "3.1", tmp_path)
+    assert "compares rule 'overflow' with 'earliest_first', which is not one of its values" in str(err.value)
+
+
+@pytest.mark.parametrize("markup,expected", [
+    ('{{ symbols("metal")("mithril") }}', "mentions metal 'mithril', which version 3.1 does not have"),
+    ('{{ rule("hand_size") }}', "mentions rule 'hand_size', which the game does not declare"),
+    ('{{ card_type("sheath") }}', "mentions card type 'sheath', which the game does not declare"),
+])
+def test_unknown_metal_rule_or_type_fails(project_copy, tmp_path, markup, expected):
+    _insert_into_rules(project_copy, markup)
+    with pytest.raises(BuildError) as err:
+        _rulebook(project_copy, "3.1", tmp_path)
+    assert expected in str(err.value)
+
+
+def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
+    """A game gets pages, fonts, contents, card list and notes by extending the base template."""
+    game_file = project_copy / "card_data" / "one-true-king" / "game.yml"
+    game_file.write_text(game_file.read_text().replace("plugin: plugin.py", "plugin: plugin.py\nrulebook: rules.html.j2"))
+    (project_copy / "templates" / "one-true-king" / "rules.html.j2").write_text(
+        '{% extends "rulebook-base.html.j2" %}\n'
+        '{% block rules %}<h2>Set-up</h2><p>Lay out {{ rule("grid")|length }} rows of cards; '
+        '{{ rule("spare_cards") }} cards are spare.</p>\n'
+        '<h2>Suits</h2><p>{% for s in symbols("suit") %}{{ s.icon() }} {{ s.name }} ×{{ s.count }}. {% endfor %}</p>'
+        '{% endblock %}\n')
+    project = load_project(project_copy)
+    snapshot = resolve(project, load_game(project, "one-true-king"), None)
+    rendered = Renderer(project, snapshot).render_all()
+    [output] = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("letter",)), tmp_path,
+                               Manifest(tmp_path))
+    text = " ".join(_text(output.path))
+    assert f"Lay out {len(snapshot.rules['grid'])} rows of cards; {snapshot.rules['spare_cards']} cards are spare" in text
+    assert re.search(r"Contents Set-up \.+ 2 Suits \.+ 2 Card list \.+ 3", text)
+    assert "Credits A Global Game Jam 2019 submission." in text
+
+
+def test_outline_gives_headings_ids_and_lists_them():
+    doc = outline('<h2>Set-up</h2><h3 class="x">The mine</h3><h2 class="no-toc">Skip</h2>'
+                  '<h2 id="given">Given</h2><h2>Set-up</h2><h4>Too deep</h4>')
+    assert [(e.level, e.id, e.text) for e in doc.entries] == [
+        (2, "set-up", "Set-up"), (3, "the-mine", "The mine"), (2, "given", "Given"), (2, "set-up-2", "Set-up")]
+    assert '<h3 id="the-mine" class="x">The mine</h3>' in doc.html
+    assert "<h4>Too deep</h4>" in doc.html
