@@ -14,12 +14,16 @@ toolchain) matches the output folder's manifest.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pikepdf
 
 from .. import cache as cache_mod
 from ..atomic import write_bytes
+from ..fonts import use_project_fonts
 from ..imposition import PAPERS
 from ..pipeline import BuildOptions, FaceFiles, Output
 from ..project import Project
@@ -40,22 +44,39 @@ def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
     template = snapshot.game.file.rulebook
     if not template:
         return []
-    outputs = []
+    outputs: dict[str, Output] = {}
+    stale: dict[str, tuple[Path, str, object]] = {}
+    templates = _templates_digest(project, snapshot)
     for paper in options.papers:
         doc = render_html(project, snapshot, rendered, template, PAPERS[paper])
         out = out_dir / f"rulebook-{paper}.pdf"
-        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html,
-                                     _templates_digest(project, snapshot),
+        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates,
                                      cache_mod.folder_digest(str(project.fonts_dir)))
-        what = f"rulebook, {paper.upper()}"
         if manifest.fresh(out, inputs):
-            outputs.append(Output(out, what, _pages(out), rebuilt=False))
-            continue
-        pdf = write_pdf(project, doc)
+            outputs[paper] = Output(out, f"rulebook, {paper.upper()}", _pages(out), rebuilt=False)
+        else:
+            stale[paper] = (out, inputs, doc)
+    for paper, pdf in _lay_out(project, {p: doc for p, (_, _, doc) in stale.items()}, options.workers).items():
+        out, inputs, _ = stale[paper]
         write_bytes(out, pdf.data)
         manifest.record(out, inputs)
-        outputs.append(Output(out, what, pdf.pages))
-    return outputs
+        outputs[paper] = Output(out, f"rulebook, {paper.upper()}", pdf.pages)
+    return [outputs[p] for p in options.papers]
+
+
+def _lay_out(project: Project, docs: dict, workers: int | None) -> dict:
+    """weasyprint's layout is the slowest step of a build: papers go to separate processes."""
+    if len(docs) < 2 or workers == 1 or (os.cpu_count() or 1) < 2:
+        return {paper: write_pdf(project, doc) for paper, doc in docs.items()}
+    context = multiprocessing.get_context("spawn")  # a fresh process sets up its own fonts
+    with ProcessPoolExecutor(max_workers=min(len(docs), workers or os.cpu_count() or 1), mp_context=context,
+                             initializer=use_project_fonts, initargs=(project.fonts_dir, _font_cache(project))) as pool:
+        futures = {paper: pool.submit(write_pdf, project, doc) for paper, doc in docs.items()}
+        return {paper: future.result() for paper, future in futures.items()}
+
+
+def _font_cache(project: Project) -> Path:
+    return project.build_dir / ".cache" / "fontconfig"
 
 
 def _templates_digest(project: Project, snapshot: Snapshot) -> str:
