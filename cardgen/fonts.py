@@ -104,6 +104,7 @@ def use_project_fonts(fonts_dir: Path = PROJECT_FONTS_DIR, cache_dir: Path | Non
         )
     cache_dir = default_cache_dir() if cache_dir is None else cache_dir
     conf = (cache_dir / "fonts.conf").resolve()
+    (cache_dir / "cache").mkdir(parents=True, exist_ok=True)  # fontconfig warns if it cannot write one
     _write_if_changed(conf, fontconfig_xml(fonts_dir, cache_dir))
     os.environ["FONTCONFIG_FILE"] = str(conf)
     _check_cairo_uses(FontSet(fonts_dir))

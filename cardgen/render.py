@@ -24,6 +24,7 @@ from .errors import BuildError, Loc
 from .fonts import FontSet
 from .project import Project
 from .snapshot import Card, Snapshot
+from .units import svg_number as _fmt
 
 VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
 SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
@@ -275,14 +276,6 @@ def _icon_source(icons_dir: Path, name: str) -> tuple[str, str]:
     if not path.is_file():
         raise BuildError(f"icon '{name}' not found (expected {path})")
     return _icon_source_cached(str(path), path.stat().st_mtime_ns)
-
-
-def _fmt(value: float | None) -> str:
-    """Numbers for SVG: short and stable (no 1e-17 noise), so output bytes are deterministic."""
-    if value is None:
-        return ""
-    text = f"{float(value):.3f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def _preview(runs: list) -> str:

@@ -28,3 +28,11 @@ def px_to_mm(px: float, dpi: float) -> float:
 
 def inch_to_mm(inch: float) -> float:
     return inch * MM_PER_INCH
+
+
+def svg_number(value: float | None) -> str:
+    """A length for SVG text: short and stable (no 1e-17 noise), so output bytes are deterministic."""
+    if value is None:
+        return ""
+    text = f"{float(value):.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text

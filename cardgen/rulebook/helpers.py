@@ -28,7 +28,8 @@ from ..cache import Cache
 from ..errors import BuildError
 from ..fonts import FontSet
 from ..project import Project
-from ..render import Face, Renderer, RenderedSet, _fmt
+from ..render import Face, Renderer, RenderedSet
+from ..units import svg_number as _fmt
 from ..snapshot import Card, Effect, Snapshot
 
 
