@@ -41,6 +41,7 @@ class Output:
     what: str
     pages: int = 0
     rebuilt: bool = True
+    warnings: list[str] = field(default_factory=list)  # remarks of the tool that made it
 
 
 @dataclass
@@ -109,6 +110,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
         from .rulebook import build_rulebooks
 
         result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
+    result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     manifest.forget_missing(o.path.name for o in result.outputs)
     manifest.save()
     return result

@@ -60,7 +60,7 @@ def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
         out, inputs, _ = stale[paper]
         write_bytes(out, pdf.data)
         manifest.record(out, inputs)
-        outputs[paper] = Output(out, f"rulebook, {paper.upper()}", pdf.pages)
+        outputs[paper] = Output(out, f"rulebook, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings))
     return [outputs[p] for p in options.papers]
 
 
