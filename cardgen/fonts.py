@@ -21,6 +21,7 @@ import cairocffi
 from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
+from cardgen.errors import BuildError
 from cardgen import atomic
 
 PROJECT_FONTS_DIR = Path(__file__).resolve().parent.parent / "fonts"
@@ -31,7 +32,7 @@ FONT_SUFFIXES = (".ttf", ".otf")
 _configured: tuple[str, Path] | None = None  # (fingerprint of the font files, their folder)
 
 
-class FontError(Exception):
+class FontError(BuildError):
     """A font problem that stops a build; the message is one line meant for the user."""
 
 

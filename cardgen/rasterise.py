@@ -43,13 +43,14 @@ import cairosvg.surface
 import pikepdf
 from PIL import Image
 
+from cardgen.errors import BuildError
 from cardgen import atomic, fonts
 from cardgen.units import mm_to_px
 
 _MM_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*mm\s*")
 
 
-class RenderError(Exception):
+class RenderError(BuildError):
     """A render job failed; the message names the job's key."""
 
 
@@ -65,10 +66,25 @@ class RenderJob:
     key: str = ""
 
 
+def offline_fetch(url: str, resource_type: str) -> bytes:
+    """cairosvg's fetcher, minus the network: a build never downloads anything.
+
+    Inline data: URLs and local files (an <image> of painted art) load as usual; any other
+    scheme fails the render instead of being fetched.
+    """
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme not in ("data", "file"):
+        raise RenderError(f"refusing to fetch {url}: builds never use the network (embed the file in the project)")
+    return cairosvg.url.fetch(url, resource_type)
+
+
 def svg_to_pdf(svg: str, out: Path) -> None:
     """Vector PDF, page size taken from the SVG's width/height, byte-for-byte reproducible."""
     fonts.require_project_fonts()
-    raw = cairosvg.svg2pdf(bytestring=svg.encode("utf-8"))
+    tree = cairosvg.parser.Tree(bytestring=svg.encode("utf-8"), url_fetcher=offline_fetch)
+    output = io.BytesIO()
+    cairosvg.surface.PDFSurface(tree, output, 96).finish()  # what svg2pdf does, with our fetcher
+    raw = output.getvalue()
     atomic.write_bytes(out, _reproducible_pdf(raw))
 
 
@@ -110,7 +126,7 @@ def _render_png(svg: str, dpi: int, size_px: tuple[int, int]) -> bytes:
     svg2png offers no way to stretch, so we build its Tree and PNGSurface ourselves (this is
     what `Surface.convert` does) and override the root's preserveAspectRatio in between.
     """
-    tree = cairosvg.parser.Tree(bytestring=svg.encode("utf-8"))
+    tree = cairosvg.parser.Tree(bytestring=svg.encode("utf-8"), url_fetcher=offline_fetch)
     tree["preserveAspectRatio"] = "none"
     output = io.BytesIO()
     width, height = size_px

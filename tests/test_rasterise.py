@@ -158,3 +158,14 @@ def test_a_failing_job_names_its_key(tmp_path, workers):
     with pytest.raises(RenderError, match="card-broken"):
         render_jobs(jobs, workers=workers)
     assert not (tmp_path / "broken.pdf").exists()
+
+
+def test_a_remote_image_is_refused_not_fetched(tmp_path):
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+           'width="10mm" height="10mm" viewBox="0 0 10 10">'
+           '<image x="0" y="0" width="10" height="10" xlink:href="https://example.org/art.png"/></svg>')
+    with pytest.raises(RenderError, match="refusing to fetch https://example.org/art.png"):
+        svg_to_pdf(svg, tmp_path / "a.pdf")
+    with pytest.raises(RenderError, match="refusing to fetch"):
+        svg_to_png(svg, tmp_path / "a.png")
+    assert not (tmp_path / "a.pdf").exists() and not (tmp_path / "a.png").exists()
