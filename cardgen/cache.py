@@ -110,3 +110,12 @@ class Manifest:
 
     def save(self) -> None:
         write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
+
+
+def jinja_bytecode_cache(project_build_dir: Path):
+    """Compiled templates kept between runs: compiling is most of a no-op rebuild's template time."""
+    from jinja2 import FileSystemBytecodeCache
+
+    folder = project_build_dir / ".cache" / "jinja"
+    folder.mkdir(parents=True, exist_ok=True)
+    return FileSystemBytecodeCache(str(folder))

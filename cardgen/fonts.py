@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-import cairocffi
 from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
@@ -148,6 +147,8 @@ def _check_cairo_uses(fontset: FontSet) -> None:
     Compares cairo's unhinted advance of a probe string with the fallback font's own hmtx
     advances; a system font cannot match them by accident.
     """
+    import cairocffi  # here, not at the top: measuring text (textfit) needs no cairo at all
+
     probe = "Hamburgefonstiv 0123456789"
     options = cairocffi.FontOptions(
         hint_style=cairocffi.HINT_STYLE_NONE, hint_metrics=cairocffi.HINT_METRICS_OFF

@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 from markupsafe import Markup
 
 from . import cardtext, textfit
+from .cache import jinja_bytecode_cache
 from .errors import BuildError, Loc
 from .fonts import FontSet
 from .project import Project
@@ -73,6 +74,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            bytecode_cache=jinja_bytecode_cache(project.build_dir),
         )
         self.env.globals.update(
             icon=self.icon,

@@ -17,11 +17,9 @@ from types import TracebackType
 from typing import Iterator
 
 import pikepdf
-import weasyprint
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound
 from jinja2 import TemplateSyntaxError, select_autoescape
 from markupsafe import Markup, escape
-from weasyprint.text.fonts import FontConfiguration
 
 from ..errors import BuildError, Loc
 from ..fonts import FontSet
@@ -29,7 +27,7 @@ from ..imposition import Paper
 from ..project import Project
 from ..render import RenderedSet
 from ..snapshot import Snapshot
-from .fetch import ProjectFetcher, RefusedURL
+from ..cache import jinja_bytecode_cache
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -60,6 +58,7 @@ def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, tem
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=jinja_bytecode_cache(project.build_dir),
     )
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
@@ -123,6 +122,11 @@ def _where(tb: TracebackType | None, project: Project, fallback: Path) -> Loc:
 
 def write_pdf(project: Project, doc: Document) -> Pdf:
     """Lay out and write the PDF; only project files are loaded, only project fonts embedded."""
+    import weasyprint  # imported here: a no-op rebuild never lays out, and weasyprint is slow to load
+    from weasyprint.text.fonts import FontConfiguration
+
+    from .fetch import ProjectFetcher, RefusedURL
+
     fetcher = ProjectFetcher([project.root, project.build_dir])
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
@@ -139,7 +143,13 @@ def write_pdf(project: Project, doc: Document) -> Pdf:
     if errors:
         raise BuildError(f"weasyprint could not lay out the rulebook: {errors[0]}", where)
     _check_fonts(data, FontSet(project.fonts_dir).families, where)
-    return Pdf(data, len(rendered.pages), [r.getMessage() for r in log if r.levelno < logging.ERROR])
+    remarks = [r.getMessage() for r in log if r.levelno < logging.ERROR]
+    return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)])
+
+
+def _about_the_machine(message: str) -> bool:
+    """weasyprint's notes on which system libraries it found say nothing about the rulebook."""
+    return "HarfBuzz" in message
 
 
 @contextlib.contextmanager
