@@ -6,10 +6,8 @@ whole output files are skipped when their inputs are unchanged (see cache.py).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from . import cache as cache_mod
 from .atomic import write_text
@@ -198,9 +196,3 @@ class Rasteriser:
                     if stale.is_file() and stale.name not in wanted:
                         stale.unlink()
 
-
-def workers_default() -> int:
-    return os.cpu_count() or 1
-
-
-ProgressFactory = Callable[[], Progress]

@@ -22,12 +22,6 @@ def mm_to_px(mm: float, dpi: float) -> int:
     return int(round(mm * dpi / MM_PER_INCH))
 
 
-def px_to_mm(px: float, dpi: float) -> float:
-    return px * MM_PER_INCH / dpi
-
-
-def inch_to_mm(inch: float) -> float:
-    return inch * MM_PER_INCH
 
 
 def svg_number(value: float | None) -> str:
