@@ -1,10 +1,15 @@
-"""Issue 6: `cardgen new NAME` starts a game that validates and builds at once."""
+"""Issue 6: `cardgen new NAME` starts a game that validates and builds at once, rulebook included."""
 
 from __future__ import annotations
 
 from pypdf import PdfReader
 
-from cardgen.commands.new import slug
+from cardgen.commands.new import RULEBOOK_COMMON, slug
+from conftest import ROOT
+
+
+def _text(pdf) -> str:
+    return " ".join(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
 
 
 def test_name_becomes_a_game_id():
@@ -17,7 +22,8 @@ def test_new_game_inside_a_project_validates_and_builds(cli, project_copy):
     assert result.code == 0, result.err
     assert "Next: cardgen build --game dragon-race" in result.out
     for path in ("card_data/dragon-race/game.yml", "versions/dragon-race/1.yml",
-                 "templates/dragon-race/card.svg.j2", "templates/dragon-race/back.svg.j2"):
+                 "templates/dragon-race/card.svg.j2", "templates/dragon-race/back.svg.j2",
+                 "templates/dragon-race/rulebook.html.j2"):
         assert (project_copy / path).is_file(), path
     assert 'name: "Dragon Race"' in (project_copy / "card_data/dragon-race/game.yml").read_text()
     assert not (project_copy / "dragon-race").exists()  # no nested project
@@ -30,6 +36,10 @@ def test_new_game_inside_a_project_validates_and_builds(cli, project_copy):
     assert result.err == ""  # no warnings: nothing overflows
     sheets = project_copy / "build/dragon-race/1/sheets-a4.pdf"
     assert len(PdfReader(sheets).pages) == 2  # 9 cards on one sheet, front and back
+    rules = _text(project_copy / "build/dragon-race/1/rulebook-a4.pdf")  # from the data
+    assert "Components Main deck: 9 cards" in rules
+    assert "Shuffle the main deck and deal 3 cards to each player." in rules
+    assert "Card list" in rules and "Blaze" in rules
 
 
 def test_new_outside_a_project_makes_one(cli, tmp_path):
@@ -42,6 +52,8 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
         "AlegreyaSans-Bold.ttf", "AlegreyaSans-Italic.ttf", "AlegreyaSans-Regular.ttf",
         "Cinzel-Bold.ttf", "Cinzel-Regular.ttf"]
     assert (root / "schema/game.schema.json").is_file()
+    for name in RULEBOOK_COMMON:  # what the skeleton's rulebook extends
+        assert (root / "templates/common" / name).read_text() == (ROOT / "templates/common" / name).read_text()
     assert "Dragon Race" in (root / "card_data/dragon-race/game.yml").read_text()
 
     result = cli("validate", cwd=root)  # the new project's default game
@@ -49,6 +61,7 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
     result = cli("build", "--no-png", "--paper", "letter", cwd=root)
     assert result.code == 0, result.err
     assert (root / "build/dragon-race/1/sheets-letter.pdf").is_file()
+    assert "Main deck: 9 cards" in _text(root / "build/dragon-race/1/rulebook-letter.pdf")
 
 
 def test_new_refuses_an_existing_game(cli, project_copy):

@@ -322,7 +322,7 @@ def test_unknown_metal_rule_or_type_fails(project_copy, tmp_path, markup, expect
 def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
     """A game gets pages, fonts, contents, card list and notes by extending the base template."""
     game_file = project_copy / "card_data" / "one-true-king" / "game.yml"
-    game_file.write_text(game_file.read_text().replace("plugin: plugin.py", "plugin: plugin.py\nrulebook: rules.html.j2"))
+    game_file.write_text(game_file.read_text().replace("rulebook: rulebook.html.j2", "rulebook: rules.html.j2"))
     (project_copy / "templates" / "one-true-king" / "rules.html.j2").write_text(
         '{% extends "rulebook-base.html.j2" %}\n'
         '{% block rules %}<h2>Set-up</h2><p>Lay out {{ rule("grid")|length }} rows of cards; '

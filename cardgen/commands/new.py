@@ -4,7 +4,9 @@ Inside a project (a folder with cardgen.yml at or above the working directory, o
 the game is added to it. Anywhere else a new project folder NAME/ is made around it, with
 cardgen.yml, the toolchain's fonts and the JSON Schemas, ready to be a git repository.
 The skeleton (cardgen/skeleton/) is package data: its .yml files are Jinja2 templates filled
-with the game's id and name; the card templates are copied as they are.
+with the game's id and name; the card and rulebook templates are copied as they are. The
+skeleton's rulebook extends the common rulebook templates, which are copied from the
+toolchain's own templates/common/ into the project when it lacks them (never overwritten).
 """
 
 from __future__ import annotations
@@ -30,8 +32,13 @@ GAME_FILES = {
     "1.yml": "versions/{id}/1.yml",
     "card.svg.j2": "templates/{id}/card.svg.j2",
     "back.svg.j2": "templates/{id}/back.svg.j2",
+    "rulebook.html.j2": "templates/{id}/rulebook.html.j2",
 }
 PROJECT_FILES = {PROJECT_FILE: PROJECT_FILE, "gitignore": ".gitignore"}
+# what every game's rulebook extends (see templates/common/rulebook-base.html.j2), from the
+# toolchain's own project, like its fonts
+COMMON_TEMPLATES_DIR = PROJECT_FONTS_DIR.parent / "templates" / "common"
+RULEBOOK_COMMON = ("rulebook-base.html.j2", "rulebook-macros.html.j2", "rulebook.css")
 
 
 def slug(name: str) -> str:
@@ -59,6 +66,7 @@ def command(ctx, name):
         created = []
     if (root / "card_data" / game_id).exists():
         raise InputError(f"game '{game_id}' already exists in {display_path(root / 'card_data')}")
+    created += _common_templates(root)
     created += _copy(GAME_FILES, root, game_id, title)
     for path in created:
         click.echo(f"  created {display_path(path)}")
@@ -80,6 +88,22 @@ def _new_project(root: Path, game_id: str, title: str) -> list[Path]:
     else:
         click.echo(f"warning: no fonts to copy; put Cinzel and Alegreya Sans (.ttf) into "
                    f"{display_path(root / 'fonts')} before building", err=True)
+    return created
+
+
+def _common_templates(root: Path) -> list[Path]:
+    """The common rulebook templates the project lacks, so the new game's rulebook builds."""
+    missing = [name for name in RULEBOOK_COMMON if not (root / "templates" / "common" / name).is_file()]
+    sources = [COMMON_TEMPLATES_DIR / name for name in missing]
+    if not all(src.is_file() for src in sources):
+        click.echo(f"warning: no common rulebook templates to copy; put {', '.join(missing)} into "
+                   f"{display_path(root / 'templates' / 'common')} before building the rulebook", err=True)
+        return []
+    created = []
+    for src in sources:
+        path = root / "templates" / "common" / src.name
+        write_text(path, src.read_text(encoding="utf-8"))
+        created.append(path)
     return created
 
 

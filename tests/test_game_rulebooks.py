@@ -1,0 +1,231 @@
+"""Rulebooks of Way of the Blade, One True King and Knightfall: built through the pipeline,
+their numbers, figures and open questions taken from each game's data, A4 pages, fonts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pikepdf
+import pytest
+from pypdf import PdfReader
+
+from cardgen.imposition import PAPERS
+from cardgen.pipeline import BuildOptions, build
+from cardgen.project import load_project
+from cardgen.render import Renderer, RenderedSet
+from cardgen.rulebook import render_html
+from cardgen.rulebook.helpers import FaceStore
+from cardgen.snapshot import Snapshot
+from cardgen.versions import load_game, resolve
+from conftest import ROOT
+
+GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
+A4_PT = (595.28, 841.89)
+PROJECT_FAMILIES = {"Cinzel", "Alegreya Sans"}
+
+
+def _snapshot(root, game):
+    project = load_project(root)
+    return project, resolve(project, load_game(project, game), None)
+
+
+def _figures(html: str) -> list[str]:
+    return re.findall(r"<figure\b.*?</figure>", html, re.S)
+
+
+@dataclass
+class Book:
+    snapshot: Snapshot
+    pdf: Path
+    text: str  # all pages, whitespace collapsed
+    html: str  # what the PDF was laid out from
+    cards: RenderedSet
+    store: FaceStore
+    warnings: list[str]  # weasyprint's remarks on the layout
+
+    @property
+    def rules(self) -> str:
+        """The rules proper: before the appendices (which quote the version's notes)."""
+        return self.text[:self.text.index("All cards Every card")]
+
+    def figures(self) -> list[str]:
+        return _figures(self.html)
+
+    def draws(self, card_id: str) -> bool:
+        """Whether the rulebook draws the card's rendered face (its SVG in the build cache)."""
+        return self.store.url(self.cards.faces[card_id]) in self.html
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory) -> dict[str, Book]:
+    """Each game's A4 rulebook, built through the pipeline (no sheets, no PNGs)."""
+    out = {}
+    for game in GAMES:
+        dest = tmp_path_factory.mktemp(game)
+        project, snapshot = _snapshot(ROOT, game)
+        result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, out_dir=dest))
+        [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
+        text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
+        html = render_html(project, snapshot, result.cards, "rulebook.html.j2", PAPERS["a4"]).html
+        out[game] = Book(snapshot, output.path, text, html, result.cards,
+                         FaceStore(project.build_dir / ".cache" / "svg"), output.warnings)
+    return out
+
+
+# --- every game -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a4_pages_and_only_the_projects_fonts_embedded(books, game):
+    assert books[game].warnings == []  # no CSS or markup weasyprint could not lay out
+    with pikepdf.open(books[game].pdf) as pdf:
+        assert 5 <= len(pdf.pages) <= 10
+        for page in pdf.pages:
+            box = [float(v) for v in page.mediabox]
+            assert abs(box[2] - A4_PT[0]) < 0.5 and abs(box[3] - A4_PT[1]) < 0.5
+        descriptors = [o for o in pdf.objects
+                       if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/FontDescriptor"]
+        assert descriptors
+        for d in descriptors:
+            assert any(k in d for k in ("/FontFile", "/FontFile2", "/FontFile3")), d.get("/FontName")
+        assert {str(d["/FontFamily"]) for d in descriptors} == PROJECT_FAMILIES
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_readings_of_the_seed_are_in_the_book_and_the_version_notes(books, game):
+    """The rules flag where the seed is unclear; the version's notes record the reading taken."""
+    book = books[game]
+    assert "Open question: " in book.rules
+    assert any(c.startswith("Rulebook, open question") for c in book.snapshot.info.notes.choices)
+    notes = book.text[book.text.index("About this version"):]
+    assert "Authoring choices" in notes and "Rulebook, open question" in notes
+
+
+# --- Way of the Blade ----------------------------------------------------------------------------
+
+
+def test_way_of_the_blade_deck_and_named_cards_come_from_the_data(books):
+    book = books["way-of-the-blade"]
+    rules = book.rules
+    assert book.snapshot.deck_size("duel") == 44
+    assert "The Way of the Blade deck: 44 cards. Each of the 4 suits" in rules
+    assert "holds The Hag (A), 2, 3, 4, 5, 6, 7, 8, 9, 10 and The Tribune (J)" in rules
+    assert "It is a standard deck without its queens and kings." in rules
+    assert "every jack (J) is The Tribune and every ace (A) is The Hag. There are 4 of each" in rules
+    # the real Tribune and Hag cards, drawn from their rendered faces
+    assert book.draws("hearts-tribune") and book.draws("spades-hag")
+    assert "The Tribune of Hearts The Hag of Spades" in rules
+
+
+def test_way_of_the_blade_deal_and_feint_follow_the_rules(books):
+    book = books["way-of-the-blade"]
+    rules = book.rules
+    assert book.snapshot.rules["first_deal"] == 5 and book.snapshot.rules["kept_on_feint"] == 1
+    assert "Control shuffles the deck and deals 5 cards to each player." in rules
+    assert "5, 4, 3, 2 and 1 cards, 5 hands in all" in rules
+    assert "The feinting Duellist keeps 1 card from their hand for the next hand" in rules
+    assert "after the hand of 1 card, the duel is over" in rules
+
+
+def test_way_of_the_blade_seating_figure_labels_the_four_seats(books):
+    book = books["way-of-the-blade"]
+    seating = next(f for f in book.figures() if "Battlefield Table" in f)
+    for seat in ("Challenger", "Challenged", "Challenger&#39;s second", "Challenged&#39;s second"):
+        assert f">{seat}</text>" in seating, seat
+    for seat in ("Challenger's second", "Challenged's second", "Battlefield Table"):
+        assert seat in book.text
+    assert seating.count("<circle") >= 4  # the play-order callouts 1-4
+
+
+# --- One True King -------------------------------------------------------------------------------
+
+
+def test_one_true_king_grid_figure_is_drawn_from_the_grid_rule(books):
+    book = books["one-true-king"]
+    grid, spare = book.snapshot.rules["grid"], book.snapshot.rules["spare_cards"]
+    cells = "".join(grid)
+    assert (len(cells), cells.count("D"), cells.count("U"), spare) == (35, 18, 17, 5)
+    setup = next(f for f in book.figures() if 'class="spare-card"' in f)
+    assert setup.count('class="cell cell-D"') == 18
+    assert setup.count('class="cell cell-U"') == 17
+    assert setup.count('class="spare-card"') == 5
+    rules = book.rules
+    assert "lay out a grid of 7 × 5 cards" in rules
+    assert "18 face down and 17 face up. The 5 cards left over are the spare cards." in rules
+    assert "If the difference between the two sums is greater than 10" in rules
+
+
+def test_one_true_king_kings_start_on_the_edge_face_down_spaces(books):
+    book = books["one-true-king"]
+    placement = next(f for f in book.figures() if "king-space" in f)
+    assert placement.count('class="king-space"') == 10 and "spare-card" not in placement
+    assert book.draws("red-king") and book.draws("black-king")
+    assert "there are 10 such spaces" in book.rules
+
+
+def test_one_true_king_attack_examples_compute_with_real_cards(books):
+    rules = books["one-true-king"].rules
+    assert "the 3 of Diamonds fights for red, so it adds 3 to the attacker" in rules
+    assert "7 + 3 = 10 against 5: the attacker wins." in rules
+    assert "7 against 5 + 4 = 9: the attacker loses." in rules
+    assert "the strongest black card left on the field is the 9 of Spades, the Red King has strength 9" in rules
+    assert "A space holds at most 2 cards" in rules
+
+
+# --- Knightfall ----------------------------------------------------------------------------------
+
+
+def test_knightfall_materials_and_powers_come_from_the_data(books):
+    book = books["knightfall"]
+    rules = book.rules
+    assert book.snapshot.deck_size("cards") == 52
+    assert "52 jumbo cards: 26 red and 26 black. 2 camp maps, 1 per player. 4 decision coins" in rules
+    powers = " ".join(f"{label} = {n}" for n, label in enumerate(
+        ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], start=1))
+    assert powers in rules  # A = 1 2 = 2 ... K = 13, in order
+    assert "Each power is in the deck 4 times: 2 red and 2 black." in rules
+    assert "Each player draws 5 cards and places them in their troop." in rules
+    assert "Power 12 against 10 + 1 = 11 (the Knight's bonus)." in rules
+    assert "Power 9 against 8 + 1 = 9 (the Knight's bonus). The powers are equal: both cards lose" in rules
+
+
+def test_knightfall_troop_layout_and_the_contradiction_box(books):
+    book = books["knightfall"]
+    rules = book.rules
+    assert book.snapshot.rules["troop_positions"] == {"knight": 1, "archers": 3, "mages": 4}
+    assert book.snapshot.rules["troop_limit"] == 10
+    assert "1 Knight + 3 Archers + 4 Mages = 8 positions" in rules
+    box = rules[rules.index("Open question: a troop of 10 or of 8?"):]
+    assert "(10 cards in total)" in box
+    assert "This build follows the layout. Its camp maps have 8 positions" in box
+    assert "the limit of 10 in stage 2 is never reached" in box
+
+
+# --- the text follows the data ---------------------------------------------------------------------
+
+
+def _html(root, game):
+    project, snapshot = _snapshot(root, game)
+    rendered = Renderer(project, snapshot).render_all()
+    return render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"]).html
+
+
+def test_changed_data_changes_the_rulebooks(project_copy):
+    """A troop limit that matches the layout drops the box; another grid draws another figure."""
+    knightfall = project_copy / "versions/knightfall/1.yml"
+    knightfall.write_text(knightfall.read_text().replace("troop_limit: 10 ", "troop_limit: 8 "))
+    html = _html(project_copy, "knightfall")
+    assert "If your troop exceeds 8 cards" in html
+    assert "a troop of" not in html and "This build follows the layout" not in html
+
+    otk = project_copy / "versions/one-true-king/1.yml"
+    otk.write_text(otk.read_text().replace("    - DUDUDUD\n    - UDUDUDU\n    - DUDUDUD\n    - UDUDUDU\n    - DUDUDUD\n",
+                                           "    - DUDUDU\n    - UDUDUD\n    - DUDUDU\n    - UDUDUD\n    - DUDUDU\n")
+                   .replace("spare_cards: 5", "spare_cards: 10"))
+    html = _html(project_copy, "one-true-king")
+    setup = next(f for f in _figures(html) if 'class="spare-card"' in f)
+    assert setup.count('class="cell cell-D"') == 15 and setup.count('class="cell cell-U"') == 15
+    assert setup.count('class="spare-card"') == 10
+    assert "6 × 5 cards" in html and "15 face down and 15 face up" in html
