@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import __version__
 from .atomic import write_text
@@ -104,9 +104,10 @@ class Manifest:
     def record(self, output: Path, inputs: str) -> None:
         self.entries[output.name] = inputs
 
-    def forget_missing(self, keep: Iterable[str]) -> None:
-        keep = set(keep)
-        self.entries = {k: v for k, v in self.entries.items() if k in keep}
+    def forget_missing(self) -> None:
+        """Drop records of outputs that are gone; a partial build keeps the others' records."""
+        folder = self.file.parent
+        self.entries = {k: v for k, v in self.entries.items() if (folder / k).is_file()}
 
     def save(self) -> None:
         write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")

@@ -109,7 +109,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
         result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
-    manifest.forget_missing(o.path.name for o in result.outputs)
+    manifest.forget_missing()
     manifest.save()
     return result
 
