@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from typing import Iterator
 
 from .pipeline import Progress
 
@@ -17,9 +19,15 @@ class RichProgress(Progress):
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
 
+        self._console = Console(stderr=True)
         self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=Console(stderr=True), transient=True)
+                        console=self._console, transient=True)
         self._task = None
+
+    @contextlib.contextmanager
+    def stage(self, label: str) -> Iterator[None]:
+        with self._console.status(label):
+            yield
 
     def start(self, label: str, total: int) -> None:
         self._bar.start()

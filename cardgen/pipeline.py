@@ -6,8 +6,10 @@ whole output files are skipped when their inputs are unchanged (see cache.py).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from . import cache as cache_mod
 from .atomic import write_text
@@ -61,6 +63,11 @@ class Progress:
     def advance(self, n: int = 1) -> None: ...
     def stop(self) -> None: ...
 
+    @contextlib.contextmanager
+    def stage(self, label: str) -> Iterator[None]:
+        """A step with no countable parts (laying out a PDF): shown as a spinner."""
+        yield
+
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
     return project.build_dir / snapshot.game.id / snapshot.version
@@ -103,11 +110,13 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     if options.sheets:
         from .sheets import build_sheets
 
-        result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
+        with progress.stage("Imposing print sheets"):
+            result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
     if options.rulebook and snapshot.game.file.rulebook:
         from .rulebook import build_rulebooks
 
-        result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
+        with progress.stage("Laying out the rulebook"):
+            result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     manifest.forget_missing()
     manifest.save()
