@@ -345,18 +345,10 @@ class Helpers:
                         FaceImage(back, self.snapshot.game.file.bleed_mm, self.store) if back else None)
 
     def _type_spec(self, type_id: str):
-        types = self.snapshot.game.card_types
-        if type_id not in types:
-            raise RulebookError(f"mentions card type '{type_id}', which the game does not declare "
-                                f"(expected one of: {', '.join(types)})")
-        return types[type_id]
+        return _declared("card type", type_id, self.snapshot.game.card_types)
 
     def _deck_spec(self, deck_id: str):
-        decks = self.snapshot.game.decks
-        if deck_id not in decks:
-            raise RulebookError(f"mentions deck '{deck_id}', which the game does not declare "
-                                f"(expected one of: {', '.join(decks)})")
-        return decks[deck_id]
+        return _declared("deck", deck_id, self.snapshot.game.decks)
 
     def _card_view(self, card: Card) -> CardView:
         face = self.rendered.faces[card.id]
@@ -512,3 +504,11 @@ def chance(part: int, whole: int) -> str:
     if share.numerator == 1:
         return f"1 in {share.denominator}"
     return f"{share.numerator} in {share.denominator}"
+
+
+def _declared(what: str, key: str, declared: dict):
+    """game.yml's declaration of `key`; a rulebook naming anything else fails the build."""
+    if key not in declared:
+        raise RulebookError(f"mentions {what} '{key}', which the game does not declare "
+                            f"(expected one of: {', '.join(declared)})")
+    return declared[key]
