@@ -33,6 +33,7 @@ class BuildOptions:
     only_cards: set[str] | None = None  # update packs: print just these cards
     rulebook: bool = True
     sheets: bool = True
+    back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
 
 
 @dataclass
@@ -42,6 +43,8 @@ class Output:
     pages: int = 0
     rebuilt: bool = True
     warnings: list[str] = field(default_factory=list)  # remarks of the tool that made it
+    sheets: int | None = None  # sheets of paper it takes to print, where that differs from pages
+    details: list[str] = field(default_factory=list)  # e.g. how the sheets are laid out
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from . import model, yamlsource
 from .errors import InputError, Loc
@@ -17,9 +17,26 @@ from .errors import InputError, Loc
 PROJECT_FILE = "cardgen.yml"
 
 
+MAX_DUPLEX_OFFSET_MM = 10.0  # more than this is not a printer's misregistration but a wrong setting
+
+
+class PrinterFile(model.Strict):
+    duplex_offset_mm: tuple[float, float] = Field(
+        (0.0, 0.0), description="Shift of every duplex back page, [x, y] in mm as you look at the back "
+        "(x right, y up), as read from `cardgen calibrate`.")
+
+    @field_validator("duplex_offset_mm")
+    @classmethod
+    def _small(cls, value: tuple[float, float]) -> tuple[float, float]:
+        if any(abs(v) > MAX_DUPLEX_OFFSET_MM for v in value):
+            raise ValueError(f"each offset must lie within +-{MAX_DUPLEX_OFFSET_MM:g} mm")
+        return value
+
+
 class ProjectFile(model.Strict):
     default_game: str | None = Field(None, description="Game used when --game is left out.")
     build_dir: str = "build"
+    printer: PrinterFile = Field(default_factory=PrinterFile, description="Your home printer, for print sheets.")
 
 
 @dataclass(frozen=True)

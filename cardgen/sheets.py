@@ -1,9 +1,10 @@
 """Print-and-play sheets: every printed copy of every card, imposed per paper size.
 
-Cards of the same size and shape share sheets (poker cards 3 x 3, tokens on their own grid);
-a component larger than the paper (a map, a board) is tiled over several pages. All groups go
-into one PDF per paper, `sheets-a4.pdf` and `sheets-letter.pdf`, fronts followed by their backs
-for long-edge duplex printing.
+One print mode per file, named after it: `sheets-<paper>-duplex.pdf` holds every piece with a
+back (fronts followed by their backs, long-edge flip), `sheets-<paper>-onesided.pdf` the pieces
+without one and every component larger than the paper, tiled (a camp map printed duplex would
+land on another tile's back). With --fronts-only everything goes one-sided. Pieces of different
+sizes share sheets where they fit (`imposition.impose_groups`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import pikepdf
 
 from . import cache as cache_mod
 from .atomic import atomic_path
-from .imposition import PAPERS, SheetSpec, Slot, grid_for, impose, tile
+from .imposition import PAPERS, PieceGroup, SheetSpec, Slot, grid_for, impose_groups, tile
 from .pipeline import BuildOptions, FaceFiles, Output
 from .project import Project
 from .render import RenderedSet
 from .snapshot import Snapshot
 
-CODE_VERSION = "sheets-1"  # bump when the sheet layout code changes what it draws
+CODE_VERSION = "sheets-2"  # bump when the sheet layout code changes what it draws
 
 
 @dataclass
@@ -35,6 +36,7 @@ class Group:
 
 def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, FaceFiles],
                  only_cards: set[str] | None = None, paper: str = "a4") -> list[Group]:
+    """Pieces grouped by size and shape, in deck order; a group too big for the paper is tiled."""
     game = snapshot.game
     groups: dict[tuple, Group] = {}
     deck_order = list(game.decks)
@@ -58,65 +60,91 @@ def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, Fac
     return [g for g in groups.values() if g.slots]
 
 
+def print_files(groups: list[Group], duplex: bool) -> dict[str, list[Group]]:
+    """Split groups by print mode: {"duplex": [...], "onesided": [...]}, empty modes left out."""
+    modes: dict[str, list[Group]] = {"duplex": [], "onesided": []}
+    for group in groups:
+        with_back = [s for s in group.slots if s.back is not None]
+        without = [s for s in group.slots if s.back is None]
+        if duplex and with_back and not group.tiled:
+            modes["duplex"].append(Group(group.label, group.spec, with_back, False))
+        if without or not duplex or group.tiled:
+            slots = group.slots if (not duplex or group.tiled) else without
+            modes["onesided"].append(Group(group.label, group.spec, slots, group.tiled))
+    return {mode: gs for mode, gs in modes.items() if gs}
+
+
 def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, files: dict[str, FaceFiles],
                  options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
     outputs = []
     prefix = "update-" if options.only_cards is not None else ""
+    title = f"{snapshot.game.name} - {snapshot.info.title or 'version ' + snapshot.version}"
+    font = project.fonts_dir / "AlegreyaSans-Regular.ttf"
     for paper_name in options.papers:
         groups = sheet_groups(snapshot, rendered, files, options.only_cards, paper_name)
-        if not groups:
-            continue
-        out = out_dir / f"{prefix}sheets-{paper_name}.pdf"
-        inputs = cache_mod.digest_of(
-            CODE_VERSION, cache_mod.toolchain_version(), paper_name, options.duplex,
-            [(g.label, g.spec, [(s.front.name, s.back.name if s.back else None) for s in g.slots]) for g in groups],
-            cache_mod.folder_digest(str(project.fonts_dir)),
-        )
-        if manifest.fresh(out, inputs):
-            outputs.append(Output(out, f"print sheets, {paper_name.upper()}", _pages(out), rebuilt=False))
-            continue
-        title = f"{snapshot.game.name} - {snapshot.info.title or 'version ' + snapshot.version}"
-        font = project.fonts_dir / "AlegreyaSans-Regular.ttf"
-        with tempfile.TemporaryDirectory(prefix="cardgen-sheets-") as tmp:
-            parts = []
-            for i, group in enumerate(groups):
-                part = Path(tmp) / f"part{i}.pdf"
-                if group.tiled:
-                    _tile_group(group, PAPERS[paper_name], part, title, font, snapshot.game.file.bleed_mm)
-                else:
-                    impose(group.slots, group.spec, PAPERS[paper_name], part, duplex=options.duplex,
-                           title=f"{title} - {group.label}", font_path=font)
-                parts.append(part)
-            pages = _concatenate(parts, out)
-        manifest.record(out, inputs)
-        sides = "fronts + duplex backs" if options.duplex else "fronts only"
-        outputs.append(Output(out, f"print sheets, {paper_name.upper()}, {sides}", pages))
+        for mode, mode_groups in print_files(groups, options.duplex).items():
+            out = out_dir / f"{prefix}sheets-{paper_name}-{mode}.pdf"
+            offset = tuple(options.back_offset_mm) if mode == "duplex" else (0.0, 0.0)
+            inputs = cache_mod.digest_of(
+                CODE_VERSION, cache_mod.toolchain_version(), paper_name, mode, offset,
+                [(g.label, g.spec, g.tiled, [(s.front.name, s.back.name if s.back else None) for s in g.slots])
+                 for g in mode_groups],
+                cache_mod.folder_digest(str(project.fonts_dir)),
+            )
+            what = f"print sheets, {paper_name.upper()}, " + (
+                "duplex (flip on long edge)" if mode == "duplex" else "one-sided")
+            if manifest.fresh(out, inputs):
+                pages = _pages(out)
+                outputs.append(Output(out, what, pages, rebuilt=False, sheets=_paper(pages, mode)))
+                continue
+            file_title = f"{title} - print sheets, {PAPERS[paper_name].name}, {mode}"
+            layouts = _write(mode_groups, PAPERS[paper_name], out, file_title, font, mode == "duplex",
+                             offset, snapshot.game.file.bleed_mm, f"{snapshot.game.name} {snapshot.version}")
+            manifest.record(out, inputs)
+            pages = _pages(out)
+            outputs.append(Output(out, what, pages, sheets=_paper(pages, mode), details=layouts))
     return outputs
 
 
-def _tile_group(group: Group, paper, out: Path, title: str, font: Path, bleed: float) -> None:
-    """Each copy of an oversized component gets its own set of tiled pages."""
-    with tempfile.TemporaryDirectory(prefix="cardgen-tiles-") as tmp:
+def _paper(pages: int, mode: str) -> int:
+    return pages // 2 if mode == "duplex" else pages
+
+
+def _write(groups: list[Group], paper, out: Path, title: str, font: Path, duplex: bool,
+           offset: tuple[float, float], bleed: float, footer: str) -> list[str]:
+    """One PDF: the grid-imposed groups first, then each tiled component."""
+    layouts: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="cardgen-sheets-") as tmp:
         parts = []
-        for i, slot in enumerate(group.slots):
-            part = Path(tmp) / f"tile{i}.pdf"
-            tile(slot.front, paper, part, title=f"{title} - {slot.label}", font_path=font, bleed_mm=bleed)
+        imposed = [PieceGroup(g.spec, g.slots, g.label) for g in groups if not g.tiled]
+        if imposed:
+            part = Path(tmp) / "grid.pdf"
+            result = impose_groups(imposed, paper, part, duplex=duplex, title=title, font_path=font,
+                                   back_offset_mm=offset, footer=footer)
+            layouts += result.layouts
             parts.append(part)
-        _concatenate(parts, out)
+        for group in (g for g in groups if g.tiled):
+            for i, slot in enumerate(group.slots):
+                part = Path(tmp) / f"tile-{len(parts)}-{i}.pdf"
+                result = tile(slot.front, paper, part, title=f"{footer} {slot.label}", font_path=font,
+                              bleed_mm=bleed)
+                parts.append(part)
+            layouts.append(f"{group.label}: {len(group.slots)} x {result.rows} x {result.cols} tiled pages")
+        _concatenate(parts, out, title)
+    return layouts
 
 
-def _concatenate(parts: list[Path], out: Path) -> int:
-    if len(parts) == 1:
-        with atomic_path(out) as tmp:
-            tmp.write_bytes(parts[0].read_bytes())
-        return _pages(out)
+def _concatenate(parts: list[Path], out: Path, title: str) -> int:
     merged = pikepdf.new()
     opened = [pikepdf.open(p) for p in parts]
     try:
+        version = max(pdf.pdf_version for pdf in opened)
         for pdf in opened:
             merged.pages.extend(pdf.pages)
+        merged.trailer.Info = merged.make_indirect(pikepdf.Dictionary(
+            Title=pikepdf.String(title), Creator=pikepdf.String("cardgen imposition")))
         with atomic_path(out) as tmp:
-            merged.save(tmp, deterministic_id=True, compress_streams=True,
+            merged.save(tmp, deterministic_id=True, compress_streams=True, min_version=version,
                         object_stream_mode=pikepdf.ObjectStreamMode.generate)
         return len(merged.pages)
     finally:

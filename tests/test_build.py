@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
+from cardgen.imposition import PAPERS, SheetSpec, layout_for
 from cardgen.pipeline import BuildOptions, build
 from cardgen.project import load_project
 from cardgen.units import mm_to_pt
@@ -38,7 +39,7 @@ def built(tmp_path_factory):
 def test_outputs_exist(built):
     snapshot, result, out = built
     names = {o.path.name for o in result.outputs}
-    assert names == {"sheets-a4.pdf", "sheets-letter.pdf"}
+    assert names == {"sheets-a4-duplex.pdf", "sheets-letter-duplex.pdf"}
     faces = len(snapshot.cards) + 4  # + one back per deck
     assert len(list((out / "svg").glob("*.svg"))) == faces
     assert len(list((out / "png").glob("*.png"))) == faces
@@ -62,11 +63,12 @@ def _expected_pages(snapshot):
 @pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
 def test_page_size_and_count(built, paper, size):
     snapshot, _, out = built
-    pdf = pikepdf.open(out / f"sheets-{paper}.pdf")
+    pdf = pikepdf.open(out / f"sheets-{paper}-duplex.pdf")
     cards, tokens = _expected_pages(snapshot)
     card_pages = -(-cards // 9)  # 3 x 3 poker cards a page
     assert cards == 90 - 4 and card_pages == 10
-    assert len(pdf.pages) >= 2 * card_pages + 2  # fronts + backs, and a token page + its back
+    # fronts + backs; the 4 forge tokens fill the last card sheet's empty cells, 2 to a cell
+    assert (cards % 9, len(pdf.pages)) == (5, 2 * card_pages)
     for page in pdf.pages:
         box = [float(v) for v in page.mediabox]
         assert abs(box[2] - size[0]) < 0.5 and abs(box[3] - size[1]) < 0.5
@@ -74,7 +76,7 @@ def test_page_size_and_count(built, paper, size):
 
 def test_fonts_embedded_and_only_project_fonts(built):
     _, _, out = built
-    pdf = pikepdf.open(out / "sheets-a4.pdf")
+    pdf = pikepdf.open(out / "sheets-a4-duplex.pdf")
     names = set()
     for obj in pdf.objects:
         if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor":
@@ -87,7 +89,7 @@ def test_fonts_embedded_and_only_project_fonts(built):
 
 def test_sheets_are_vector_and_cards_stored_once(built):
     snapshot, result, out = built
-    pdf = pikepdf.open(out / "sheets-a4.pdf")
+    pdf = pikepdf.open(out / "sheets-a4-duplex.pdf")
     forms, images = 0, 0
     for obj in pdf.objects:
         if isinstance(obj, pikepdf.Stream) and obj.get("/Type") == "/XObject":
@@ -103,7 +105,7 @@ def test_sheets_are_vector_and_cards_stored_once(built):
 
 def test_text_of_cards_is_in_the_pdf(built):
     _, _, out = built
-    text = PdfReader(out / "sheets-a4.pdf").pages[0].extract_text()
+    text = PdfReader(out / "sheets-a4-duplex.pdf").pages[0].extract_text()
     assert "Arming Sword" in text or "ARMING SWORD" in text.upper()
 
 
@@ -136,11 +138,11 @@ def test_card_measures_63_by_88_between_crop_marks(built, paper):
     """Scan the page margins at 600 DPI: the crop marks of each card lie 63.0 x 88.0 mm apart."""
     _, _, out = built
     dpi = 600
-    img = _render(out / f"sheets-{paper}.pdf", 0, dpi)
+    img = _render(out / f"sheets-{paper}-duplex.pdf", 2, dpi)  # sheet 2: no notice above the grid
     px_mm = 25.4 / dpi
     w, h = img.size
-    row = [img.getpixel((x, int(3.0 / px_mm))) for x in range(w)]  # 3 mm below the top edge
-    col = [img.getpixel((int(3.0 / px_mm), y)) for y in range(h)]  # 3 mm from the left edge
+    row = [img.getpixel((x, int(6.0 / px_mm))) for x in range(w)]  # 6 mm below the top edge
+    col = [img.getpixel((int(6.0 / px_mm), y)) for y in range(h)]  # 6 mm from the left edge
     xs = [c * px_mm for c in _line_centres(row)]
     ys = [c * px_mm for c in _line_centres(col)]
     widths = [b - a for i, a in enumerate(xs) for b in xs[i + 1:] if abs(b - a - 63) < 1]
@@ -151,30 +153,37 @@ def test_card_measures_63_by_88_between_crop_marks(built, paper):
 
 
 def test_crop_marks_stay_outside_the_cards(built):
-    """In the top margin band the marks are thin lines: nothing of a card is drawn there."""
+    """The outer 5 mm stay blank; in the band above the grid the marks are thin lines."""
     _, _, out = built
     dpi = 300
-    img = _render(out / "sheets-a4.pdf", 0, dpi)
+    img = _render(out / "sheets-a4-duplex.pdf", 2, dpi)
     px_mm = 25.4 / dpi
-    band = img.crop((0, int(1 / px_mm), img.width, int(4 / px_mm)))
+    edge = int(4.9 / px_mm)
+    for box in ((0, 0, img.width, edge), (0, img.height - edge, img.width, img.height),
+                (0, 0, edge, img.height), (img.width - edge, 0, img.width, img.height)):
+        assert img.crop(box).getextrema() == (255, 255), box
+    band = img.crop((0, int(5.2 / px_mm), img.width, int(8.5 / px_mm)))
     dark = sum(1 for v in band.tobytes() if v < 200)
-    # 4 or more marks x 3 mm x ~2 px wide: a card edge in the band would add thousands of pixels
+    # 4 marks x 3.3 mm x ~2 px wide: a card edge in the band would add thousands of pixels
     assert 0 < dark < 600, dark
 
 
 def test_duplex_backs_line_up_behind_their_faces(built):
     """The last card page is half full: mirrored left-right, its back page covers exactly its fronts."""
     snapshot, _, out = built
-    pdf = pikepdf.open(out / "sheets-a4.pdf")
+    pdf = pikepdf.open(out / "sheets-a4-duplex.pdf")
     cards, _ = _expected_pages(snapshot)
     last_front = 2 * (-(-cards // 9) - 1)
     assert cards % 9 != 0  # a partly filled page, so a wrong mirror cannot pass by symmetry
     dpi = 100
-    front = _render(out / "sheets-a4.pdf", last_front, dpi)
-    back = _render(out / "sheets-a4.pdf", last_front + 1, dpi).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
-    cut = int(front.height - 12 * dpi / 25.4)  # leave out the footer text
-    f_mask = [v < 245 for v in front.crop((0, 0, front.width, cut)).tobytes()]
-    b_mask = [v < 245 for v in back.crop((0, 0, back.width, cut)).tobytes()]
+    front = _render(out / "sheets-a4-duplex.pdf", last_front, dpi)
+    back = _render(out / "sheets-a4-duplex.pdf", last_front + 1, dpi).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    # compare inside the grid's cut lines: the back keeps more outer bleed and carries no marks
+    grid = layout_for(SheetSpec(63, 88, 3), PAPERS["a4"]).grid_rect()
+    k = dpi / 25.4
+    box = (int(grid.x * k), int((297 - grid.y1) * k), int(grid.x1 * k), int((297 - grid.y) * k))
+    f_mask = [v < 245 for v in front.crop(box).tobytes()]
+    b_mask = [v < 245 for v in back.crop(box).tobytes()]
     covered = sum(f_mask)
     assert covered > 0.2 * len(f_mask)
     mismatch = sum(1 for a, b in zip(f_mask, b_mask) if a != b)
@@ -184,15 +193,16 @@ def test_duplex_backs_line_up_behind_their_faces(built):
 
 def test_fronts_only_has_no_back_pages(tmp_path):
     snapshot, result = _build(ROOT, tmp_path, papers=("a4",), duplex=False, png=False)
-    pdf = pikepdf.open(tmp_path / "sheets-a4.pdf")
+    assert not (tmp_path / "sheets-a4-duplex.pdf").exists()
+    pdf = pikepdf.open(tmp_path / "sheets-a4-onesided.pdf")
     cards, tokens = _expected_pages(snapshot)
-    assert len(pdf.pages) == -(-cards // 9) + 1
+    assert len(pdf.pages) == -(-cards // 9)  # the tokens fit in the last sheet's empty cells
 
 
 def test_build_is_deterministic_across_caches(built, project_copy, tmp_path):
     _, _, out = built
     _build(project_copy, tmp_path / "again")
-    for name in ("sheets-a4.pdf", "sheets-letter.pdf", "png/card-katana-hilt.png", "svg/card-katana-hilt.svg"):
+    for name in ("sheets-a4-duplex.pdf", "sheets-letter-duplex.pdf", "png/card-katana-hilt.png", "svg/card-katana-hilt.svg"):
         assert (out / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
 
 
@@ -214,7 +224,7 @@ def test_card_text_is_escaped(project_copy, tmp_path):
     _build(project_copy, tmp_path, papers=("a4",), png=False)
     svg = (tmp_path / "svg" / "card-rapier.svg").read_text()
     assert "Fish &amp; &lt;Chips&gt; &quot;Q&quot;" in svg or "Fish &amp; &lt;Chips&gt; \"Q\"" in svg
-    text = "".join(p.extract_text() for p in PdfReader(tmp_path / "sheets-a4.pdf").pages[:1])
+    text = "".join(p.extract_text() for p in PdfReader(tmp_path / "sheets-a4-duplex.pdf").pages[:1])
     assert 'Fish & <Chips> "Q"' in text
 
 
@@ -233,5 +243,5 @@ def test_build_refuses_to_write_over_sources(cli):
 def test_cli_build_reports_where_the_pdfs_are(cli, project_copy):
     result = cli("build", "-v", "3.1", "--no-rulebook", "--paper", "a4", cwd=project_copy)
     assert result.code == 0, result.err
-    assert "build/kings-blade/3.1/sheets-a4.pdf" in result.out
-    assert (project_copy / "build/kings-blade/3.1/sheets-a4.pdf").is_file()
+    assert "build/kings-blade/3.1/sheets-a4-duplex.pdf" in result.out
+    assert (project_copy / "build/kings-blade/3.1/sheets-a4-duplex.pdf").is_file()

@@ -161,19 +161,22 @@ def built(tmp_path_factory):
     return results
 
 
-def _pages(out, paper: str) -> int:
-    return len(PdfReader(out / f"sheets-{paper}.pdf").pages)
+def _pages(out, paper: str, mode: str = "duplex") -> int:
+    path = out / f"sheets-{paper}-{mode}.pdf"
+    return len(PdfReader(path).pages) if path.exists() else 0
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_sheet_page_counts(built, paper):
     # 44 duel cards + 1 reference card at 3 x 3 a page = 5 sheets, each front + back
-    assert _pages(built["way-of-the-blade"][2], paper) == 10
+    assert (_pages(built["way-of-the-blade"][2], paper), _pages(built["way-of-the-blade"][2], paper, "onesided")) == (10, 0)
     # 40 + 2 kings = 42 cards: 5 sheets
     assert _pages(built["one-true-king"][2], paper) == 10
-    # 52 jumbo cards at 2 x 2 = 13 sheets (26 pages), 4 coins on one sheet (2 pages),
-    # 2 camp maps of 384 x 492 mm tiled 2 x 2 each, printed one side (8 pages)
-    assert _pages(built["knightfall"][2], paper) == 26 + 2 + 8
+    # 52 jumbo cards at 2 x 2 = 13 sheets (26 pages), 4 coins on one sheet (2 pages), duplex;
+    # the 2 camp maps (390 x 498 mm with bleed) in their own one-sided file: tiled 3 x 2 on A4
+    # (two A4 widths less the marks' bands are 1 mm short) and 2 x 2 on Letter
+    assert _pages(built["knightfall"][2], paper) == 26 + 2
+    assert _pages(built["knightfall"][2], paper, "onesided") == {"a4": 12, "letter": 8}[paper]
 
 
 def test_knightfall_maps_are_tiled_and_coins_are_round(built):
@@ -182,11 +185,12 @@ def test_knightfall_maps_are_tiled_and_coins_are_round(built):
     summary = [(g.label, g.spec.shape, g.tiled, len(g.slots)) for g in groups]
     assert summary == [("cards", "rect", False, 52), ("Decision coin", "circle", False, 4),
                        ("Camp map", "rect", True, 2)]
-    footers = [page.extract_text().splitlines()[-1] for page in PdfReader(out / "sheets-a4.pdf").pages]
-    tiles = [f for f in footers if "camp-map · tile" in f]
-    assert len(tiles) == 8  # 4 pages per map, so each map spans more than one page
-    assert sum("tile 1,1 of 2 x 2" in f for f in tiles) == 2
-    assert sum("Decision coin · sheet 1/1" in f for f in footers) == 2  # coin faces and their backs
+    onesided = [p.extract_text().splitlines()[-1] for p in PdfReader(out / "sheets-a4-onesided.pdf").pages]
+    tiles = [f for f in onesided if "camp-map · tile" in f and f.endswith("print one-sided")]
+    assert len(tiles) == 12  # 6 pages per map, so each map spans more than one page
+    assert sum("tile 1,1 of 2 x 3" in f for f in tiles) == 2
+    duplex = [p.extract_text() for p in PdfReader(out / "sheets-a4-duplex.pdf").pages]
+    assert "sheet 14/14, front" in duplex[26] and "sheet 14/14, back" in duplex[27]  # the coins' sheet
 
 
 def test_no_card_overflows(built):

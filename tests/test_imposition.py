@@ -26,7 +26,6 @@ from cardgen.imposition import (
 )
 from cardgen.imposition.layout import fit_axis
 from cardgen.imposition.marks import mark_bounds
-from cardgen.imposition.pdfwrite import footer_box, register_font
 from cardgen.units import mm_to_pt, pt_to_mm
 
 FONTS = Path(__file__).resolve().parents[1] / "fonts"
@@ -147,34 +146,37 @@ def test_poker_is_3x3_centred_and_inside_margin(deck, tmp_path, paper):
 
 def test_gutter_rule_values_for_poker():
     a4, letter = layout_for(POKER, A4), layout_for(POKER, LETTER)
-    # A4 width: 200 printable, 189 trim -> 11 mm for 2 gutters + 2 outer bleeds of the wanted 18
-    assert a4.x.gutter == pytest.approx(6 * 11 / 18) and a4.x.outer_bleed == pytest.approx(3 * 11 / 18)
-    assert (a4.y.gutter, a4.y.outer_bleed) == (6.0, 3.0)  # 287 printable: everything fits
-    assert letter.x.gutter == pytest.approx(6 * 16.9 / 18)
-    assert letter.y.gutter == pytest.approx(1.8) and letter.y.outer_bleed == pytest.approx(0.9)
-    # bleed kept towards a neighbour is half the gutter, never more than the bleed itself
+    # A4 width: 200 printable - 2 x 2.5 mm mark bands = 195 for 189 of trim: 6 mm is too little for
+    # outer bleed AND 1.5 mm of bleed in both gutters, so the columns are butted (shared cuts)
+    assert (a4.x.gutter, a4.x.outer_bleed, a4.x.mark) == pytest.approx((0.0, 1.5, 3.5))
+    assert (a4.y.gutter, a4.y.outer_bleed, a4.y.mark) == pytest.approx((4.0, 3.0, 4.0))  # 287 printable
+    assert (letter.x.gutter, letter.x.outer_bleed) == pytest.approx((3.0, 1.5))
+    # Letter height: 269.4 printable - 5 for the marks = 264.4 for 264 of trim: butted rows
+    assert (letter.y.gutter, letter.y.outer_bleed, letter.y.mark) == pytest.approx((0.0, 0.2, 2.0))
+    # bleed kept towards a neighbour is half the gutter, none where the cut is shared
     clip, trim = a4.clip_rect(1, 1), a4.trim_rect(1, 1)
-    assert trim.x - clip.x == pytest.approx(a4.x.gutter / 2)
-    assert trim.y - clip.y == pytest.approx(3.0)
+    assert trim.x - clip.x == pytest.approx(0.0)
+    assert trim.y - clip.y == pytest.approx(2.0)
 
 
-def test_gutter_shrinks_to_zero_rather_than_drop_a_column():
-    exact = fit_axis(page_len=200, margin=5, trim=38, bleed=3, gutter=6)  # 5 x 38 = 190 of 190
-    assert (exact.count, exact.gutter, exact.outer_bleed, exact.start) == (5, 0.0, 0.0, 5.0)
-    explicit = fit_axis(page_len=210, margin=5, trim=63, bleed=3, gutter=0)
-    assert (explicit.count, explicit.gutter, explicit.outer_bleed) == (3, 0.0, 3.0)
-    roomy = fit_axis(page_len=297, margin=5, trim=88, bleed=3, gutter=6)
-    assert (roomy.count, roomy.gutter, roomy.outer_bleed, roomy.start) == (3, 6.0, 3.0, 10.5)
+def test_gutter_is_all_or_nothing_and_never_costs_a_column():
+    exact = fit_axis(page_len=205, margin=5, trim=38, bleed=3)  # 5 x 38 = 190 of 195 - 5 for marks
+    assert (exact.count, exact.gutter, exact.outer_bleed, exact.mark, exact.start) == (5, 0.0, 0.0, 2.0, 7.5)
+    roomy = fit_axis(page_len=297, margin=5, trim=88, bleed=3)
+    assert (roomy.count, roomy.gutter, roomy.outer_bleed, roomy.mark, roomy.start) == (3, 4.0, 3.0, 4.0, 12.5)
+    # round pieces cannot share a cut: they always keep 1.5 mm of bleed all round
+    coins = fit_axis(page_len=210, margin=5, trim=30, bleed=3, band=0.0, shared_cuts=False)
+    assert (coins.count, coins.gutter, coins.outer_bleed) == pytest.approx((6, 3.0, 2.5))
 
 
 def test_landscape_only_when_it_holds_more():
-    mini = SheetSpec(41, 63, bleed_mm=3)  # portrait A4: 4 x 4 = 16; landscape: 7 x 3 = 21
+    mini = SheetSpec(41, 63, bleed_mm=3)  # portrait A4: 4 x 4 = 16; landscape: 6 x 3 = 18
     layout = layout_for(mini, A4)
     assert layout.landscape and (layout.page_w, layout.page_h) == (297.0, 210.0)
-    assert grid_for(mini, A4) == (7, 3)
+    assert grid_for(mini, A4) == (6, 3)
     tarot = SheetSpec(70, 120, bleed_mm=3)  # 2 x 2 either way: stays portrait
     assert not layout_for(tarot, A4).landscape and grid_for(tarot, A4) == (2, 2)
-    assert grid_for(SheetSpec(250, 100), A4) == (1, 2)  # a landscape piece gets a landscape page
+    assert grid_for(SheetSpec(250, 100), A4) == (1, 1)  # a landscape piece gets a landscape page
     assert grid_for(SheetSpec(300, 100), A4) == (0, 0)
 
 
@@ -184,9 +186,9 @@ def test_piece_bigger_than_paper_is_rejected(tmp_path):
         impose([Slot(big, None)], SheetSpec(300, 100), A4, tmp_path / "out.pdf")
 
 
-@pytest.mark.parametrize("paper, gutter", [(LETTER, None), (A4, 0.0)], ids=["letter-1.8mm-rows", "a4-gutter-0"])
-def test_bleed_never_paints_a_neighbours_trim(deck, tmp_path, paper, gutter):
-    spec = SheetSpec(63, 88, bleed_mm=3, gutter_mm=gutter)
+@pytest.mark.parametrize("paper", [LETTER, A4], ids=["letter", "a4"])
+def test_bleed_never_paints_a_neighbours_trim(deck, tmp_path, paper):
+    spec = SheetSpec(63, 88, bleed_mm=3)
     result = impose(deck(9), spec, paper, tmp_path / "out.pdf", duplex=False)
     dpi = 150
     img = render(result.path, 0, dpi)
@@ -195,7 +197,7 @@ def test_bleed_never_paints_a_neighbours_trim(deck, tmp_path, paper, gutter):
         left, top, right, bottom = px_box(p.rect, paper.height_mm, dpi)
         inside = bleed.crop((math.ceil(left) + 1, math.ceil(top) + 1, math.floor(right) - 1, math.floor(bottom) - 1))
         assert inside.getbbox() is None, f"bleed painted inside trim of slot {p.slot}"
-    if gutter is None:  # the gutter itself is bleed, not paper
+    if layout_for(spec, paper).x.gutter > 0:  # the gutter itself is bleed, not paper
         first, second = result.placements[0].rect, result.placements[1].rect
         k = dpi / 25.4
         x = (first.x1 + second.x) / 2 * k
@@ -242,20 +244,23 @@ def test_crop_marks_never_cross_a_trim_box(deck, tmp_path):
     result = impose(deck(11), POKER, LETTER, tmp_path / "out.pdf")
     layout = layout_for(POKER, LETTER)
     cells = [layout.trim_rect(c, r) for r in range(layout.rows) for c in range(layout.cols)]
-    assert result.marks and {m.kind for m in result.marks} == {"crop"}
-    for mark in result.marks:
+    assert result.marks and {m.kind for m in result.marks} == {"crop", "scale"}
+    for mark in (m for m in result.marks if m.kind == "crop"):
         bounds = mark_bounds(mark)
         for trim in cells + [p.rect for p in result.placements if p.page == mark.page]:
             assert not bounds.intersects(trim), (mark, trim)
         assert not bounds.intersects(layout.art_extent())
     # every trim line of the grid has marks at both ends
     for page in range(result.pages):
-        marks = [m for m in result.marks if m.page == page]
+        marks = [m for m in result.marks if m.page == page and m.kind == "crop"]
+        if page % 2:  # backs carry no marks: you cut from the front
+            assert marks == []
+            continue
         xs = {round(m.x0, 4) for m in marks if m.x0 == m.x1}
         ys = {round(m.y0, 4) for m in marks if m.y0 == m.y1}
         assert xs == {round(v, 4) for c in cells for v in (c.x, c.x1)}
         assert ys == {round(v, 4) for c in cells for v in (c.y, c.y1)}
-        assert len(marks) == 2 * (2 * layout.cols + 2 * layout.rows)  # one at each end of each line
+        assert len(marks) == 2 * (len(xs) + len(ys))  # one at each end of each line
 
 
 def test_recorded_marks_are_what_the_content_stream_draws(deck, tmp_path):
@@ -263,31 +268,42 @@ def test_recorded_marks_are_what_the_content_stream_draws(deck, tmp_path):
     with pikepdf.open(result.path) as pdf:
         for index, page in enumerate(pdf.pages):
             recorded = {tuple(round(v, 2) for v in (m.x0, m.y0, m.x1, m.y1))
-                        for m in result.marks if m.page == index}
+                        for m in result.marks if m.page == index and m.kind == "crop"}
+            bars = [mark_bounds(m).expanded(0.01, 0.01, 0.01, 0.01)
+                    for m in result.marks if m.page == index and m.kind == "scale"]
             drawn = content_lines(page)
-            assert drawn == recorded
+            assert recorded <= drawn
+            for x0, y0, x1, y1 in drawn - recorded:  # the rest is the scale bar and its ticks
+                assert any(b.contains(x0, y0) and b.contains(x1, y1) for b in bars), (x0, y0, x1, y1)
 
 
 @pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
 def test_crop_marks_measure_63_by_88_at_600_dpi(deck, tmp_path, paper):
-    result = impose(deck(9), POKER, paper, tmp_path / "out.pdf", duplex=False)
-    art = layout_for(POKER, paper).art_extent()
+    # the second sheet: no notice or scale bar above its grid
+    result = impose(deck(10), POKER, paper, tmp_path / "out.pdf", duplex=False)
+    layout = layout_for(POKER, paper)
+    art = layout.art_extent()
     dpi, k = 600, 600 / 25.4
-    # a horizontal strip through the top margin, 2 mm above the art: vertical marks
-    y = int((paper.height_mm - art.y1 - 2.5) * k)
-    strip = render(result.path, 0, dpi, (0, y, int(paper.width_mm * k), 1)).convert("L")
+    cards = [p.rect for p in result.placements if p.page == 1]
+    # a horizontal strip through the top band, 1.5 mm above the art: vertical marks
+    y = int((paper.height_mm - art.y1 - 1.5) * k)
+    strip = render(result.path, 1, dpi, (0, y, int(paper.width_mm * k), 1)).convert("L")
     xs = [px / k for px in dark_run_centres(list(strip.tobytes()))]
-    assert len(xs) == 6
-    for left, right in zip(xs[0::2], xs[1::2]):
+    assert len(xs) == len(layout.cut_xs())  # 4 on A4 (butted), 6 on Letter (gutters)
+    for c in range(3):  # every column's cuts are 63.0 mm apart
+        left = min(xs, key=lambda x: abs(x - layout.trim_rect(c, 0).x))
+        right = min(xs, key=lambda x: abs(x - layout.trim_rect(c, 0).x1))
         assert right - left == pytest.approx(63.0, abs=0.1)
-    assert xs[0] == pytest.approx(result.placements[0].x_mm, abs=0.1)
-    # a vertical strip through the left margin: horizontal marks
-    x = int((art.x - 2.5) * k)
-    strip = render(result.path, 0, dpi, (x, 0, 1, int(paper.height_mm * k))).convert("L")
-    ys = [px / k for px in dark_run_centres(list(strip.tobytes()))]
-    assert len(ys) == 6
-    for top, bottom in zip(ys[0::2], ys[1::2]):
-        assert bottom - top == pytest.approx(88.0, abs=0.1)
+    assert xs[0] == pytest.approx(cards[0].x, abs=0.1)
+    # a vertical strip through the left band: horizontal marks
+    x = int((art.x - 1.5) * k)
+    strip = render(result.path, 1, dpi, (x, 0, 1, int(paper.height_mm * k))).convert("L")
+    ys = [paper.height_mm - px / k for px in dark_run_centres(list(strip.tobytes()))]
+    assert len(ys) == len(layout.cut_ys())
+    for r in range(3):
+        top = min(ys, key=lambda y: abs(y - layout.trim_rect(0, r).y1))
+        bottom = min(ys, key=lambda y: abs(y - layout.trim_rect(0, r).y))
+        assert top - bottom == pytest.approx(88.0, abs=0.1)
 
 
 def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
@@ -295,8 +311,8 @@ def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
     token = make_card(tmp_path / "token.pdf", (250, 200, 0), w=25, h=25, bleed=2, label="T")
     back = make_card(tmp_path / "token-back.pdf", (90, 90, 90), w=25, h=25, bleed=2)
     result = impose([Slot(token, back)] * 10, spec, A4, tmp_path / "out.pdf")
-    fronts = [m for m in result.marks if m.page == 0]
-    assert {m.kind for m in result.marks} == {"circle"}
+    fronts = [m for m in result.marks if m.page == 0 and m.kind == "circle"]
+    assert {m.kind for m in result.marks} == {"circle", "scale"}
     assert [m for m in result.marks if m.page == 1] == []  # cut lines lie on the art: fronts only
     assert len(fronts) == 10
     for mark, placement in zip(fronts, [p for p in result.placements if p.page == 0]):
@@ -304,7 +320,7 @@ def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
         assert (mark.x0, mark.y0) == pytest.approx((placement.x_mm + 12.5, placement.y_mm + 12.5))
     with pikepdf.open(result.path) as pdf:
         ops = [str(op) for _, op in pikepdf.parse_content_stream(pdf.pages[0])]
-        assert ops.count("c") == 4 * 10 and "l" not in ops
+        assert ops.count("c") == 4 * 10  # four curves a circle
     with pytest.raises(ValueError):
         SheetSpec(25, 30, shape="circle")
 
@@ -329,7 +345,8 @@ def test_duplex_backs_sit_exactly_behind_their_fronts(deck, tmp_path, paper):
             continue
         assert back_box == pytest.approx(front_box, abs=1)
     blank = px_box(result.placements[4].rect, paper.height_mm, dpi)  # slot 4's back cell is the mirrored centre
-    cell = back_img.crop(tuple(int(v) for v in blank)).convert("L")
+    inset = (2, 2, -2, -2)  # butted neighbours paint right up to the shared cut
+    cell = back_img.crop(tuple(int(v) + d for v, d in zip(blank, inset))).convert("L")
     assert cell.getextrema() == (255, 255)
 
 
@@ -398,9 +415,11 @@ def test_footer_text_is_set_in_an_embedded_font(deck, tmp_path):
     result = impose(deck(11), POKER, A4, tmp_path / "out.pdf", title="Dragon Deck")
     reader = PdfReader(result.path)
     texts = [page.extract_text() for page in reader.pages]
-    assert "Dragon Deck · sheet 1/2, fronts · A4" in texts[0]
-    assert "Dragon Deck · sheet 1/2, backs · A4" in texts[1]
-    assert "sheet 2/2, fronts" in texts[2] and "sheet 2/2, backs" in texts[3]
+    assert "Dragon Deck · sheet 1/2, front · A4 · print duplex, flip on long edge" in texts[0]
+    assert "Dragon Deck · sheet 1/2, back · A4 · print duplex, flip on long edge" in texts[1]
+    assert "sheet 2/2, front" in texts[2] and "sheet 2/2, back" in texts[3]
+    assert "Print at 100 % / actual size" in texts[0] and "50 mm" in texts[0]
+    assert "Print at 100 %" not in texts[1] + texts[2] + texts[3]
     fonts = subprocess.run(["pdffonts", str(result.path)], check=True, capture_output=True, text=True).stdout
     rows = fonts.splitlines()[2:]
     assert any("AlegreyaSans-Regular" in row for row in rows)
@@ -409,20 +428,20 @@ def test_footer_text_is_set_in_an_embedded_font(deck, tmp_path):
         assert re.search(r"\s(yes)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+$", row), row  # emb == yes
 
 
-def test_footer_font_can_be_chosen_and_marks_stay_clear_of_it(deck, tmp_path):
+def test_footer_font_can_be_chosen_and_text_stays_clear_of_marks(deck, tmp_path):
     result = impose(deck(2), SheetSpec(63, 88), A4, tmp_path / "out.pdf",
-                    title="A long title that runs across several crop marks of the grid below it",
+                    title="A long title that runs across a crop mark",
                     font_path=FONTS / "Cinzel-Regular.ttf")
     with pikepdf.open(result.path) as pdf:
         names = {str(f.BaseFont) for f in pdf.pages[0].obj.Resources.Font.values()}
     assert any(n.endswith("+Cinzel-Regular") for n in names)
-    font = register_font(FONTS / "Cinzel-Regular.ttf")
-    text = "A long title that runs across several crop marks of the grid below it · sheet 1/1, fronts · A4"
-    box = footer_box(text, font, A4.width_mm, 5.0)
-    assert box.w > 63  # wide enough to reach the marks of the neighbouring columns
-    for mark in (m for m in result.marks if m.page == 0):
-        assert not mark_bounds(mark).intersects(box)
-    assert any(m.y1 == pytest.approx(box.y1) for m in result.marks)  # shortened, not all dropped
+    footer = next(lb for lb in result.labels if lb.page == 0 and "sheet 1/1" in lb.text)
+    assert footer.box.w > 63 or footer.angle == 90  # too long for the gap between two column marks
+    for label in result.labels:
+        for mark in (m for m in result.marks if m.page == label.page):
+            assert not mark_bounds(mark).intersects(label.box), (label.text, mark)
+        assert min(label.box.x, label.box.y) >= 5 - 1e-6
+        assert label.box.x1 <= A4.width_mm - 5 + 1e-6 and label.box.y1 <= A4.height_mm - 5 + 1e-6
 
 
 def test_missing_font_is_an_error(deck, tmp_path):
@@ -524,7 +543,7 @@ def _assert_tiles_cover(result, comp_w: float, comp_h: float, overlap: float) ->
 def test_tile_map_300x200_on_a4(tmp_path):
     result = tile(_map(tmp_path, 300, 200), A4, tmp_path / "map.pdf", title="World")
     assert (result.pages, result.cols, result.rows, result.landscape) == (2, 2, 1, False)
-    _assert_tiles_cover(result, 300, 200, 10.0)
+    _assert_tiles_cover(result, 300, 200, 4.0)
     for p in result.placements:
         assert p.x_mm >= 5 - 1e-6 and p.x_mm + p.w_mm <= 205 + 1e-6  # inside the margins
         assert p.x_mm == pytest.approx((210 - p.w_mm) / 2) and p.y_mm == pytest.approx((297 - p.h_mm) / 2)
@@ -564,7 +583,7 @@ def test_tile_chooses_the_orientation_with_fewer_pages(tmp_path):
     assert result.landscape and result.pages == 2 and (result.cols, result.rows) == (2, 1)
     with pikepdf.open(result.path) as pdf:
         assert [float(v) for v in pdf.pages[0].mediabox][2:] == pytest.approx([mm_to_pt(297), mm_to_pt(210)])
-    _assert_tiles_cover(result, 550, 180, 10.0)
+    _assert_tiles_cover(result, 550, 180, 4.0)
 
 
 def test_tile_is_clipped_to_its_region(tmp_path):

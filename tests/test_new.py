@@ -34,7 +34,7 @@ def test_new_game_inside_a_project_validates_and_builds(cli, project_copy):
     result = cli("build", "--game", "dragon-race", "--no-png", "--paper", "a4", cwd=project_copy)
     assert result.code == 0, result.err
     assert result.err == ""  # no warnings: nothing overflows
-    sheets = project_copy / "build/dragon-race/1/sheets-a4.pdf"
+    sheets = project_copy / "build/dragon-race/1/sheets-a4-duplex.pdf"
     assert len(PdfReader(sheets).pages) == 2  # 9 cards on one sheet, front and back
     rules = _text(project_copy / "build/dragon-race/1/rulebook-a4.pdf")  # from the data
     assert "Components Main deck: 9 cards" in rules
@@ -60,7 +60,7 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
     assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out
     result = cli("build", "--no-png", "--paper", "letter", cwd=root)
     assert result.code == 0, result.err
-    assert (root / "build/dragon-race/1/sheets-letter.pdf").is_file()
+    assert (root / "build/dragon-race/1/sheets-letter-duplex.pdf").is_file()
     assert "Main deck: 9 cards" in _text(root / "build/dragon-race/1/rulebook-letter.pdf")
 
 

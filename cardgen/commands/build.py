@@ -10,7 +10,7 @@ import click
 from ..console import progress_for
 from ..errors import display_path
 from ..pipeline import PAPERS, BuildOptions, build
-from .common import game_option, snapshot_from, version_option
+from .common import game_option, parse_offset, snapshot_from, version_option
 
 
 @click.command(name="build")
@@ -25,10 +25,14 @@ from .common import game_option, snapshot_from, version_option
               help="Output folder. Default: build/<game>/<version>/.")
 @click.option("--only-changed-since", "since", default=None, metavar="VERSION",
               help="Update pack: sheets holding only cards new or changed since VERSION.")
+@click.option("--duplex-offset", "duplex_offset", callback=lambda c, p, v: parse_offset(v), default=None,
+              metavar="X,Y", help="Shift every duplex back page by X,Y mm (x right, y up as you look at the "
+                                  "back), as measured with `cardgen calibrate`. Default: printer.duplex_offset_mm "
+                                  "in cardgen.yml, else 0,0.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.pass_context
-def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet):
+def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, duplex_offset, jobs, quiet):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
     project, snapshot = snapshot_from(ctx, game, version)
@@ -46,6 +50,7 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
         workers=jobs,
         only_cards=only,
         rulebook=not no_rulebook and only is None,
+        back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     for warning in result.warnings:
@@ -61,7 +66,14 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
         click.echo(f"update pack since {since}: {len(only)} new or changed card(s): {', '.join(sorted(only)) or 'none'}")
     for out in result.outputs:
         state = "" if out.rebuilt else " (unchanged)"
-        click.echo(f"  {display_path(out.path)}  {out.what}, {out.pages} pages{state}")
+        paper_count = f" = {out.sheets} sheets of paper" if out.sheets is not None else ""
+        click.echo(f"  {display_path(out.path)}  {out.what}, {out.pages} pages{paper_count}{state}")
+        for line in out.details:
+            click.echo(f"      {line}")
+    if any(o.sheets is not None for o in result.outputs):
+        offset = options.back_offset_mm
+        click.echo(f"  print sheets at 100 % (actual size); duplex backs shifted by {offset[0]:g},{offset[1]:g} mm "
+                   "(measure yours: cardgen calibrate)")
     if options.png:
         click.echo(f"  {display_path(result.out_dir / 'png')}/  card images, 300 DPI with bleed")
     click.echo(f"  {display_path(result.out_dir / 'svg')}/  card faces and backs as SVG")

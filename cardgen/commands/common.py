@@ -24,3 +24,18 @@ def snapshot_from(ctx: click.Context, game: str | None, version: str | None) -> 
     project = project_from(ctx)
     g = load_game(project, game)
     return project, resolve(project, g, version)
+
+
+def parse_offset(value: str | None) -> tuple[float, float] | None:
+    """`--duplex-offset X,Y` in mm; a bad value is a usage error (exit 2) naming what was expected."""
+    if value is None:
+        return None
+    from ..project import MAX_DUPLEX_OFFSET_MM
+
+    try:
+        x, y = (float(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter(f"expected two numbers in mm as X,Y (e.g. 0.5,-1), got {value!r}") from None
+    if max(abs(x), abs(y)) > MAX_DUPLEX_OFFSET_MM:
+        raise click.BadParameter(f"each offset must lie within +-{MAX_DUPLEX_OFFSET_MM:g} mm, got {value!r}")
+    return x, y

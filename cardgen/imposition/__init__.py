@@ -2,15 +2,16 @@
 
 All geometry is in millimetres from the page's bottom-left corner. See `layout` for the
 grid/gutter rule, `marks` for crop and alignment marks, `pdfwrite` for how pieces stay vector
-and deduplicated, `sheets.impose` for duplex and `tiling.tile` for oversized components.
+and deduplicated, `furniture` for page text, `sheets.impose_groups` for packing several sizes
+and duplex, and `tiling.tile` for oversized components.
 """
 
 from .layout import SheetLayout, grid_for, layout_for
-from .model import PAPERS, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
-from .sheets import impose
+from .model import PAPERS, ImposedSheets, Label, Mark, Paper, Placement, Rect, SheetSpec, Slot
+from .sheets import PieceGroup, impose, impose_groups
 from .tiling import tile
 
 __all__ = [
-    "PAPERS", "ImposedSheets", "Mark", "Paper", "Placement", "Rect", "SheetLayout", "SheetSpec",
-    "Slot", "grid_for", "impose", "layout_for", "tile",
+    "PAPERS", "ImposedSheets", "Label", "Mark", "Paper", "PieceGroup", "Placement", "Rect", "SheetLayout",
+    "SheetSpec", "Slot", "grid_for", "impose", "impose_groups", "layout_for", "tile",
 ]

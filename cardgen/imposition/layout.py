@@ -1,20 +1,26 @@
-"""Where the pieces of a sheet go: grid size, gutters, bleed kept, page orientation.
+"""Where the pieces of a sheet go: grid size, gutters, bleed kept, mark length, orientation.
 
-The rule (per axis, independently for columns and rows):
+Designed for a HOME printer, which leaves the outer `margin_mm` (5 mm) of the paper blank:
+nothing that matters (a piece's trim area, a crop mark, page text) may lie there. The rule,
+per axis (columns and rows independently):
 
-1. Count first. n = how many trim boxes fit side by side in the printable length
-   (page - 2 * margin) with NO gutter and NO bleed. A column is never dropped to keep bleed.
-2. Then spacing. The preferred spacing is (n - 1) gutters plus the bleed beyond the two
-   outermost trim edges. If it does not fit in the slack left after step 1, gutters and outer
-   bleed are scaled down by the same factor until it does (down to 0 when the trim boxes fill
-   the printable length exactly).
-3. The grid is centred on the page.
+1. Count first. n = how many trim boxes fit in the printable length (page - 2 * margin) while
+   still leaving a band of MARK_GAP_MM + MIN_MARK_MM at both ends for the crop marks of the cut
+   lines across this axis and for page text (round pieces carry their own cut circle: they need
+   the band only top and bottom, for the text, but always keep MIN_BLEED_MM all round, as they
+   cannot share a cut). A column is never dropped to keep bleed.
+2. Then the slack is shared out in this order, each step taking what it can:
+   a. outer bleed up to MIN_BLEED_MM (beyond the outermost trim edges);
+   b. gutters of 2 * MIN_BLEED_MM between ALL neighbours, or none at all: either every piece
+      keeps at least MIN_BLEED_MM towards its neighbour, or the pieces are butted and share
+      one cut (a trimmer then separates two pieces per cut);
+   c. crop marks up to PREFERRED_MARK_MM;
+   d. outer bleed up to the design bleed, then gutters up to 2 * bleed.
+3. What is left is centred: it widens the blank margin.
 
-Each piece is clipped to its trim box grown by min(bleed, gutter / 2) towards a neighbour and by
-the (possibly scaled) outer bleed at the grid's edge, so a piece's bleed never reaches a
-neighbour's trim box; with gutter 0 neighbours meet at the shared cut line.
-
-Poker (63 x 88, bleed 3) gives 3 x 3 on A4 (gutters 3.67 x 6 mm) and on Letter (5.63 x 1.8 mm).
+Poker cards (63 x 88, bleed 3) come out 3 x 3 on both papers: on A4 the columns are butted
+and the rows 4 mm apart; on Letter the columns are 3 mm apart and the rows butted, because
+Letter is 17.6 mm shorter (see docs/printing.md).
 """
 
 from __future__ import annotations
@@ -24,26 +30,64 @@ from dataclasses import dataclass
 
 from .model import EPS_MM, Paper, Rect, SheetSpec
 
+MARK_GAP_MM = 0.5        # art edge to the start of a crop mark
+MIN_MARK_MM = 2.0        # shortest crop mark a layout accepts
+PREFERRED_MARK_MM = 4.0  # crop marks grow to this when there is room
+MIN_BLEED_MM = 1.5       # bleed a piece keeps towards a neighbour it does not share a cut with
+BAND_MM = MARK_GAP_MM + MIN_MARK_MM  # least room for marks or a line of page text at a grid's end
+
 
 @dataclass(frozen=True)
 class AxisFit:
     count: int
-    gutter: float       # between neighbouring trim boxes
+    gutter: float       # between neighbouring trim boxes (0: butted, a shared cut)
     outer_bleed: float  # bleed kept beyond the outermost trim edges
     start: float        # page edge to the first trim edge
+    mark: float = 0.0   # crop mark length in the band beyond the outer bleed
+    extent: float = 0.0  # first trim edge to last trim edge
+
+    @property
+    def end(self) -> float:
+        return self.start + self.extent
 
 
-def fit_axis(page_len: float, margin: float, trim: float, bleed: float, gutter: float) -> AxisFit:
-    """Fit trim boxes along one page axis by the count-first rule of this module's docstring."""
-    avail = page_len - 2 * margin
-    count = math.floor((avail + EPS_MM) / trim) if avail > 0 else 0
+def fit_axis(page_len: float, margin: float, trim: float, bleed: float, *,
+             band: float = BAND_MM, shared_cuts: bool = True) -> AxisFit:
+    """Fit trim boxes along one page axis by the rule of this module's docstring.
+
+    band: room kept at both ends, beyond the outer bleed, for crop marks or page text (0: none).
+    shared_cuts: False for round pieces, which cannot share a cut: their gutters are never 0.
+    """
+    avail = page_len - 2 * margin - 2 * band
+    min_bleed = min(MIN_BLEED_MM, bleed)
+    if avail <= 0:
+        return AxisFit(0, 0.0, 0.0, 0.0)
+    if shared_cuts:
+        count = math.floor((avail + EPS_MM) / trim)
+    else:  # every piece keeps min_bleed all round
+        count = math.floor((avail + EPS_MM) / (trim + 2 * min_bleed))
     if count < 1:
         return AxisFit(0, 0.0, 0.0, 0.0)
     slack = max(avail - count * trim, 0.0)
-    wanted = (count - 1) * gutter + 2 * bleed
-    scale = 1.0 if wanted <= slack else slack / wanted
-    extent = count * trim + (count - 1) * gutter * scale
-    return AxisFit(count, gutter * scale, bleed * scale, (page_len - extent) / 2)
+
+    def take(want_each: float, times: int) -> float:
+        nonlocal slack
+        if times == 0 or want_each <= 0:
+            return 0.0
+        got = min(want_each, slack / times)
+        slack -= got * times
+        return got
+
+    outer = take(min_bleed, 2)
+    gutter = 0.0
+    if count > 1 and bleed > 0 and slack + EPS_MM >= (count - 1) * 2 * min_bleed:
+        gutter = take(2 * min_bleed, count - 1)
+    mark = band - MARK_GAP_MM + take(PREFERRED_MARK_MM - MIN_MARK_MM, 2) if band > 0 else 0.0
+    outer += take(bleed - outer, 2)
+    if gutter > 0:
+        gutter += take(2 * bleed - gutter, count - 1)
+    extent = count * trim + (count - 1) * gutter
+    return AxisFit(count, gutter, outer, (page_len - extent) / 2, mark, extent)
 
 
 @dataclass(frozen=True)
@@ -72,7 +116,8 @@ class SheetLayout:
         return Rect(left, top - h, w, h)
 
     def clip_rect(self, col: int, row: int) -> Rect:
-        """Trim box plus the bleed this cell may paint: never past half the gutter."""
+        """Trim box plus the bleed this cell may paint: half the gutter towards a neighbour
+        (none where they share a cut), the outer bleed at the grid's edge."""
         bleed = self.spec.bleed_mm
         inner_x, inner_y = min(bleed, self.x.gutter / 2), min(bleed, self.y.gutter / 2)
         left = self.x.outer_bleed if col == 0 else inner_x
@@ -81,29 +126,69 @@ class SheetLayout:
         bottom = self.y.outer_bleed if row == self.rows - 1 else inner_y
         return self.trim_rect(col, row).expanded(left, bottom, right, top)
 
-    def art_extent(self) -> Rect:
-        """Everything the pieces may paint: crop marks start outside this."""
-        first, last = self.clip_rect(0, 0), self.clip_rect(self.cols - 1, self.rows - 1)
-        return Rect(first.x, last.y, last.x1 - first.x, first.y1 - last.y)
+    def back_clip_rect(self, col: int, row: int) -> Rect:
+        """A back page carries no marks, so its outer pieces keep their whole bleed up to the
+        blank margin: a duplex back landing 1-2 mm off still shows no white at the outer cuts."""
+        clip = self.clip_rect(col, row)
+        bleed, margin = self.spec.bleed_mm, self.spec.margin_mm
+        grow_x = max(0.0, min(bleed, self.x.start - margin) - self.x.outer_bleed)
+        grow_y = max(0.0, min(bleed, self.y.start - margin) - self.y.outer_bleed)
+        left = grow_x if col == 0 else 0.0
+        right = grow_x if col == self.cols - 1 else 0.0
+        top = grow_y if row == 0 else 0.0
+        bottom = grow_y if row == self.rows - 1 else 0.0
+        return clip.expanded(left, bottom, right, top)
 
-    def back_cell(self, col: int, row: int) -> tuple[int, int]:
-        """Cell behind (col, row) after a LONG-EDGE flip.
+    def grid_rect(self) -> Rect:
+        """From the first trim edge to the last, on both axes."""
+        return Rect(self.x.start, self.page_h - self.y.end, self.x.extent, self.y.extent)
+
+    def art_extent(self) -> Rect:
+        """Everything the pieces may paint on a front: crop marks start outside this."""
+        return self.grid_rect().expanded(self.x.outer_bleed, self.y.outer_bleed,
+                                         self.x.outer_bleed, self.y.outer_bleed)
+
+    def cut_xs(self) -> list[float]:
+        """Every vertical cut line (x), once: butted neighbours share one."""
+        return _unique([self.trim_rect(c, 0).x for c in range(self.cols)]
+                       + [self.trim_rect(c, 0).x1 for c in range(self.cols)])
+
+    def cut_ys(self) -> list[float]:
+        return _unique([self.trim_rect(0, r).y for r in range(self.rows)]
+                       + [self.trim_rect(0, r).y1 for r in range(self.rows)])
+
+    def mirror(self, rect: Rect) -> Rect:
+        """Where `rect` lands on the back after a LONG-EDGE flip.
 
         The sheet turns about an axis parallel to its long edges: left-right on a portrait page,
-        top-bottom on a landscape one. The grid is centred, so the mirrored cell is exactly the
-        mirror image of the face's cell.
+        top-bottom on a landscape one. Grids are centred, so a cell mirrors onto a cell.
         """
+        if self.page_h >= self.page_w:
+            return Rect(self.page_w - rect.x1, rect.y, rect.w, rect.h)
+        return Rect(rect.x, self.page_h - rect.y1, rect.w, rect.h)
+
+    def back_cell(self, col: int, row: int) -> tuple[int, int]:
+        """Cell behind (col, row) after a long-edge flip (see `mirror`)."""
         if self.page_h >= self.page_w:
             return self.cols - 1 - col, row
         return col, self.rows - 1 - row
 
 
+def _unique(values: list[float]) -> list[float]:
+    out: list[float] = []
+    for v in sorted(values):
+        if not out or abs(v - out[-1]) > EPS_MM:
+            out.append(v)
+    return out
+
+
 def _layout(spec: SheetSpec, page_w: float, page_h: float, landscape: bool) -> SheetLayout:
-    gutter = spec.preferred_gutter_mm
+    rect = spec.shape == "rect"
     return SheetLayout(
         spec, page_w, page_h, landscape,
-        fit_axis(page_w, spec.margin_mm, spec.trim_w_mm, spec.bleed_mm, gutter),
-        fit_axis(page_h, spec.margin_mm, spec.trim_h_mm, spec.bleed_mm, gutter),
+        fit_axis(page_w, spec.margin_mm, spec.trim_w_mm, spec.bleed_mm,
+                 band=BAND_MM if rect else 0.0, shared_cuts=rect),
+        fit_axis(page_h, spec.margin_mm, spec.trim_h_mm, spec.bleed_mm, shared_cuts=rect),
     )
 
 

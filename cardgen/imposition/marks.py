@@ -2,25 +2,52 @@
 
 Crop marks sit on the extension of trim lines and start MARK_GAP_MM outside the area the art
 may paint, so they can never cross a trim box, and are not hidden by (or confused with) bleed.
+They end at the printer's blank margin at the latest: a mark a home printer cannot print
+is no mark.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
+from .layout import MARK_GAP_MM, SheetLayout
 from .model import EPS_MM, Mark, Rect
 
-MARK_GAP_MM = 1.0     # art edge to the start of a crop mark
-MARK_LEN_MM = 5.0     # longest crop mark; shorter where the page edge is nearer
-MIN_MARK_MM = 1.0     # a mark shortened below this (by the footer) is left out
+MARK_LEN_MM = 4.0     # longest crop mark of a single component; shorter where the margin is nearer
 ALIGN_LEN_MM = 2.5    # alignment triangle, base to tip
 ALIGN_HALF_MM = 1.2   # alignment triangle, half the base
+SCALE_TICK_MM = 1.5   # height of the end ticks of a scale-check bar (the bar is its baseline)
+
+
+def grid_marks(page: int, layout: SheetLayout) -> list[Mark]:
+    """A mark at both ends of every cut line of the grid, in the bands beyond the art:
+    vertical cuts above and below it, horizontal cuts left and right of it. With a paper
+    trimmer, line the blade up with the two marks of a cut."""
+    art = layout.art_extent()
+    marks = []
+    for x in layout.cut_xs():
+        top, bottom = art.y1 + MARK_GAP_MM, art.y - MARK_GAP_MM
+        marks.append(Mark(page, "crop", x, top, x, top + layout.y.mark))
+        marks.append(Mark(page, "crop", x, bottom, x, bottom - layout.y.mark))
+    for y in layout.cut_ys():
+        right, left = art.x1 + MARK_GAP_MM, art.x - MARK_GAP_MM
+        marks.append(Mark(page, "crop", right, y, right + layout.x.mark, y))
+        marks.append(Mark(page, "crop", left, y, left - layout.x.mark, y))
+    return marks
+
+
+def outline_mark(page: int, trim: Rect, shape: str) -> Mark:
+    """The cut line drawn ON a piece placed where the sheet's crop marks do not reach it."""
+    if shape == "circle":
+        return circle_marks(page, [trim])[0]
+    return Mark(page, "outline", trim.x, trim.y, trim.x1, trim.y1)
 
 
 def crop_marks(page: int, trims: Iterable[Rect], art: Rect, visible: Rect,
-               page_w: float, page_h: float) -> list[Mark]:
+               page_w: float, page_h: float, margin: float = 0.0) -> list[Mark]:
     """Two marks per trim corner that lies in `visible`: one on each trim line through it,
-    running away from the piece, starting just outside `art` and ending at most at the page edge.
+    running away from the piece, starting just outside `art` and ending at most at the blank
+    `margin` of the page.
 
     Shared lines of a grid give identical marks; those are kept once, in a stable order.
     """
@@ -31,9 +58,11 @@ def crop_marks(page: int, trims: Iterable[Rect], art: Rect, visible: Rect,
             if not visible.contains(cx, cy):
                 continue
             y_start = art.y1 + MARK_GAP_MM if dy > 0 else art.y - MARK_GAP_MM
-            y_end = min(y_start + MARK_LEN_MM, page_h) if dy > 0 else max(y_start - MARK_LEN_MM, 0.0)
+            y_end = (min(y_start + MARK_LEN_MM, page_h - margin) if dy > 0
+                     else max(y_start - MARK_LEN_MM, margin))
             x_start = art.x1 + MARK_GAP_MM if dx > 0 else art.x - MARK_GAP_MM
-            x_end = min(x_start + MARK_LEN_MM, page_w) if dx > 0 else max(x_start - MARK_LEN_MM, 0.0)
+            x_end = (min(x_start + MARK_LEN_MM, page_w - margin) if dx > 0
+                     else max(x_start - MARK_LEN_MM, margin))
             if (y_end - y_start) * dy > EPS_MM:  # else no room between art and page edge
                 mark = Mark(page, "crop", cx, y_start, cx, y_end)
                 marks.setdefault(_key(mark), mark)
@@ -72,38 +101,14 @@ def mark_bounds(mark: Mark) -> Rect:
     if mark.kind == "circle":
         r = mark.x1 - mark.x0
         return Rect(mark.x0 - r, mark.y0 - r, 2 * r, 2 * r)
+    if mark.kind == "scale":  # ticks point up from a horizontal bar, left from a vertical one
+        x, y = min(mark.x0, mark.x1), min(mark.y0, mark.y1)
+        if mark.y0 == mark.y1:
+            return Rect(x, y, abs(mark.x1 - mark.x0), SCALE_TICK_MM)
+        return Rect(x - SCALE_TICK_MM, y, SCALE_TICK_MM, abs(mark.y1 - mark.y0))
+    if mark.kind == "outline":
+        return Rect(mark.x0, mark.y0, mark.x1 - mark.x0, mark.y1 - mark.y0)
     half = ALIGN_HALF_MM if mark.kind == "align" else 0.0
     pad_x, pad_y = (half, 0.0) if mark.x0 == mark.x1 else (0.0, half)  # across the axis only
     x, y = min(mark.x0, mark.x1), min(mark.y0, mark.y1)
     return Rect(x - pad_x, y - pad_y, abs(mark.x1 - mark.x0) + 2 * pad_x, abs(mark.y1 - mark.y0) + 2 * pad_y)
-
-
-def keep_clear_of(marks: list[Mark], box: Rect) -> list[Mark]:
-    """Make room for the footer: a crop mark running into `box` stops before it (and is left
-    out if that leaves less than MIN_MARK_MM); any other mark touching `box` is left out."""
-    kept = []
-    for mark in marks:
-        if not _touches(mark_bounds(mark), box):
-            kept.append(mark)
-        elif mark.kind == "crop":
-            short = _stop_before(mark, box)
-            if short is not None and short.length >= MIN_MARK_MM:
-                kept.append(short)
-    return kept
-
-
-def _touches(a: Rect, b: Rect) -> bool:
-    return a.x <= b.x1 and b.x <= a.x1 and a.y <= b.y1 and b.y <= a.y1
-
-
-def _stop_before(mark: Mark, box: Rect) -> Mark | None:
-    """The part of an axis-aligned crop mark from its start up to where it enters `box`."""
-    if mark.x0 == mark.x1:  # vertical
-        edge = box.y1 if mark.y1 < mark.y0 else box.y
-        if (mark.y0 - edge) * (mark.y0 - mark.y1) <= 0:
-            return None  # starts inside the box
-        return Mark(mark.page, mark.kind, mark.x0, mark.y0, mark.x1, edge)
-    edge = box.x1 if mark.x1 < mark.x0 else box.x
-    if (mark.x0 - edge) * (mark.x0 - mark.x1) <= 0:
-        return None
-    return Mark(mark.page, mark.kind, mark.x0, mark.y0, edge, mark.y1)

@@ -71,32 +71,26 @@ class SheetSpec:
     """Size and cutting style of the pieces imposed together on one run of sheets.
 
     shape "rect" gets crop marks; "circle" (round tokens, trim_w == trim_h == diameter) gets a
-    circular cut line. gutter_mm is the PREFERRED space between neighbouring trim boxes
-    (default 2 * bleed, so each piece keeps its whole bleed); it shrinks when that is what it
-    takes to fit another column or row, see `layout.fit_axis`. margin_mm is kept free of
-    pieces (bleed included) at every page edge; crop marks and the footer live in it.
+    circular cut line. margin_mm is the band at every paper edge that a home printer leaves
+    blank: nothing that matters (a piece, a mark, page text) is put there. Gutters and the bleed
+    kept follow from the paper, see `layout.fit_axis`.
     """
 
     trim_w_mm: float
     trim_h_mm: float
     bleed_mm: float = 3.0
     shape: str = "rect"
-    gutter_mm: float | None = None
     margin_mm: float = 5.0
 
     def __post_init__(self) -> None:
         if self.trim_w_mm <= 0 or self.trim_h_mm <= 0:
             raise ValueError(f"trim size must be positive, got {self.trim_w_mm} x {self.trim_h_mm} mm")
-        if self.bleed_mm < 0 or self.margin_mm < 0 or (self.gutter_mm is not None and self.gutter_mm < 0):
-            raise ValueError("bleed, gutter and margin must not be negative")
+        if self.bleed_mm < 0 or self.margin_mm < 0:
+            raise ValueError("bleed and margin must not be negative")
         if self.shape not in ("rect", "circle"):
             raise ValueError(f"shape must be 'rect' or 'circle', got {self.shape!r}")
         if self.shape == "circle" and abs(self.trim_w_mm - self.trim_h_mm) > EPS_MM:
             raise ValueError("a circle needs trim_w_mm == trim_h_mm (the diameter)")
-
-    @property
-    def preferred_gutter_mm(self) -> float:
-        return 2 * self.bleed_mm if self.gutter_mm is None else self.gutter_mm
 
 
 @dataclass(frozen=True)
@@ -124,12 +118,14 @@ class Placement:
 
 @dataclass(frozen=True)
 class Mark:
-    """Something drawn for cutting or assembling, in page mm from the bottom-left corner.
+    """Something drawn for cutting, assembling or checking, in page mm from the bottom-left corner.
 
-    kind "crop":   a line from (x0, y0) to (x1, y1); (x0, y0) is the end nearer the pieces.
-    kind "circle": a cut circle centred on (x0, y0) with radius x1 - x0 (y1 == y0).
-    kind "align":  a filled triangle whose axis runs from the middle of its base (x0, y0) to its
-                   tip (x1, y1), pointing at an overlap boundary of tile().
+    kind "crop":    a line from (x0, y0) to (x1, y1); (x0, y0) is the end nearer the pieces.
+    kind "circle":  a cut circle centred on (x0, y0) with radius x1 - x0 (y1 == y0).
+    kind "outline": a cut rectangle drawn on a piece, corners (x0, y0) and (x1, y1).
+    kind "align":   a filled triangle whose axis runs from the middle of its base (x0, y0) to its
+                    tip (x1, y1), pointing at an overlap boundary of tile().
+    kind "scale":   a scale-check bar from (x0, y0) to (x1, y1), ticks every 10 mm.
     """
 
     page: int
@@ -142,6 +138,20 @@ class Mark:
     @property
     def length(self) -> float:
         return ((self.x1 - self.x0) ** 2 + (self.y1 - self.y0) ** 2) ** 0.5
+
+
+@dataclass(frozen=True)
+class Label:
+    """A line of page text. (x_mm, y_mm) is the start of its baseline; angle 90 runs it upwards.
+    `box` is the area its glyphs may cover (font ascent to descent), kept clear of marks."""
+
+    page: int
+    text: str
+    x_mm: float
+    y_mm: float
+    size_pt: float
+    box: Rect
+    angle: int = 0
 
 
 @dataclass
@@ -158,3 +168,10 @@ class ImposedSheets:
     page_w_mm: float = 0.0
     page_h_mm: float = 0.0
     landscape: bool = False
+    labels: list[Label] = field(default_factory=list)
+    layouts: list[str] = field(default_factory=list)  # one line per kind of piece: grid, gutters, bleed
+    duplex: bool = False
+
+    @property
+    def sheets_of_paper(self) -> int:
+        return self.pages // 2 if self.duplex else self.pages

@@ -1,7 +1,7 @@
 """Writing imposed pages: base pages by reportlab, vector pieces placed by pikepdf.
 
-reportlab draws what belongs to the sheet (crop marks, cut circles, alignment triangles, the
-footer in an embedded TrueType font). pikepdf then puts each distinct input PDF into the output
+reportlab draws what belongs to the sheet (crop marks, cut circles, alignment triangles, scale
+bars, page text in an embedded TrueType font). pikepdf then puts each distinct input PDF into the output
 ONCE, as a Form XObject, and draws it wherever it is needed with a `cm` matrix under a clip,
 so 20 copies of a card cost 20 short content-stream snippets, not 20 copies of the card, and
 nothing is ever rasterised. The pieces are drawn BEFORE the reportlab content, so cut circles
@@ -23,13 +23,11 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..atomic import atomic_path
 from ..units import mm_to_pt, pt_to_mm
-from .marks import ALIGN_HALF_MM, keep_clear_of
-from .model import Mark, Rect
+from .marks import ALIGN_HALF_MM, SCALE_TICK_MM
+from .model import Label, Mark, Rect
 
 DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
-LINE_PT = 0.25
-FOOTER_PT = 6.0
-FOOTER_PAD_MM = 0.5   # marks keep this far from the footer text
+LINE_PT = 0.3        # crop marks: thin, but a home printer's 600 DPI still draws them solid
 SIZE_TOLERANCE_MM = 0.1
 
 
@@ -47,9 +45,9 @@ class Draw:
 class PagePlan:
     w_mm: float
     h_mm: float
-    footer: str
     marks: list[Mark] = field(default_factory=list)
     draws: list[Draw] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -155,24 +153,9 @@ def register_font(font_path: Path | None) -> str:
     return name
 
 
-def footer_box(text: str, font: str, page_w_mm: float, margin_mm: float) -> Rect:
-    """Where the footer goes: centred, vertically centred in the bottom margin, padded."""
-    ascent, descent = pdfmetrics.getAscentDescent(font, FOOTER_PT)
-    width = pt_to_mm(pdfmetrics.stringWidth(text, font, FOOTER_PT))
-    height = pt_to_mm(ascent - descent)
-    box = Rect((page_w_mm - width) / 2, (margin_mm - height) / 2, width, height)
-    return box.expanded(FOOTER_PAD_MM, FOOTER_PAD_MM, FOOTER_PAD_MM, FOOTER_PAD_MM)
-
-
-def fit_footer(plan: PagePlan, font: str, margin_mm: float) -> None:
-    """Shorten or drop the marks the footer would cover: the footer wins."""
-    plan.marks = keep_clear_of(plan.marks, footer_box(plan.footer, font, plan.w_mm, margin_mm))
-
-
-def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *,
-              font: str, margin_mm: float, title: str) -> None:
+def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *, font: str, title: str) -> None:
     """Render `plans` into `out`, atomically and byte-for-byte reproducibly."""
-    base = _base_pages(plans, font, margin_mm)
+    base = _base_pages(plans, font)
     with pikepdf.open(io.BytesIO(base)) as pdf:
         installed = library.install(pdf, [d.key for plan in plans for d in plan.draws])
         for page, plan in zip(pdf.pages, plans):
@@ -184,11 +167,10 @@ def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *,
                      min_version=library.pdf_version)
 
 
-def _base_pages(plans: list[PagePlan], font: str, margin_mm: float) -> bytes:
+def _base_pages(plans: list[PagePlan], font: str) -> bytes:
     buf = io.BytesIO()
     # initialFontName: otherwise reportlab references (unembedded) Helvetica on every page.
-    canvas = Canvas(buf, invariant=1, pageCompression=1,
-                    initialFontName=font, initialFontSize=FOOTER_PT)
+    canvas = Canvas(buf, invariant=1, pageCompression=1, initialFontName=font, initialFontSize=6)
     for plan in plans:
         canvas.setPageSize((mm_to_pt(plan.w_mm), mm_to_pt(plan.h_mm)))
         canvas.setLineWidth(LINE_PT)
@@ -196,12 +178,14 @@ def _base_pages(plans: list[PagePlan], font: str, margin_mm: float) -> bytes:
         canvas.setFillColorRGB(0, 0, 0)
         for mark in plan.marks:
             _draw_mark(canvas, mark)
-        if plan.footer:
-            box = footer_box(plan.footer, font, plan.w_mm, margin_mm)
-            _, descent = pdfmetrics.getAscentDescent(font, FOOTER_PT)
-            canvas.setFont(font, FOOTER_PT)
-            canvas.drawCentredString(mm_to_pt(plan.w_mm / 2),
-                                     mm_to_pt(box.y + FOOTER_PAD_MM) - descent, plan.footer)
+        for label in plan.labels:
+            canvas.saveState()
+            canvas.setFont(font, label.size_pt)
+            canvas.translate(mm_to_pt(label.x_mm), mm_to_pt(label.y_mm))
+            if label.angle:
+                canvas.rotate(label.angle)
+            canvas.drawString(0, 0, label.text)
+            canvas.restoreState()
         canvas.showPage()
     canvas.save()
     return buf.getvalue()
@@ -213,6 +197,20 @@ def _draw_mark(canvas: Canvas, mark: Mark) -> None:
         canvas.line(p(mark.x0), p(mark.y0), p(mark.x1), p(mark.y1))
     elif mark.kind == "circle":
         canvas.circle(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), stroke=1, fill=0)
+    elif mark.kind == "outline":
+        canvas.rect(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), p(mark.y1 - mark.y0), stroke=1, fill=0)
+    elif mark.kind == "scale":
+        # a baseline with a tall tick at both ends and a short one every 10 mm; ticks point up
+        # from a horizontal bar and left from a vertical one
+        length = mark.length
+        ux, uy = (mark.x1 - mark.x0) / length, (mark.y1 - mark.y0) / length
+        tx, ty = (0.0, 1.0) if uy == 0 else (-1.0, 0.0)
+        canvas.line(p(mark.x0), p(mark.y0), p(mark.x1), p(mark.y1))
+        for i in range(int(round(length / 10)) + 1):
+            d = min(10.0 * i, length)
+            tick = SCALE_TICK_MM if i == 0 or d >= length - 1e-6 else SCALE_TICK_MM / 2
+            x, y = mark.x0 + ux * d, mark.y0 + uy * d
+            canvas.line(p(x), p(y), p(x + tx * tick), p(y + ty * tick))
     elif mark.kind == "align":
         # base perpendicular to the axis (axes are horizontal or vertical)
         ux, uy = (mark.x1 - mark.x0) / mark.length, (mark.y1 - mark.y0) / mark.length

@@ -5,7 +5,8 @@ the fewest that cover the component in either page orientation (a tie stays port
 page shows its region centred, clipped to the region, with triangles in the margin pointing at
 the lines where the neighbouring tiles' regions begin: cut one sheet along its region edge and
 lay that edge on the triangles of the other. Where the component's trim corners fall on a
-page, crop marks are drawn there.
+page, crop marks are drawn there. Triangles, marks and page text sit in a band of BAND_MM
+between the printer's blank margin and the region, so a home printer prints all of them.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .marks import align_marks, crop_marks
+from .furniture import NOTICE, SCALE_TEXT, Item, place
+from .marks import ALIGN_LEN_MM, align_marks, crop_marks
+from .layout import MARK_GAP_MM
 from .model import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
-from .pdfwrite import Draw, PagePlan, SourceLibrary, fit_footer, register_font, write_pdf
+from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_pdf
+
+BAND_MM = MARK_GAP_MM + ALIGN_LEN_MM  # room for the triangles (and the page text) beyond a region
 
 
 @dataclass(frozen=True)
@@ -60,12 +65,14 @@ def tile_grid(comp_w: float, comp_h: float, paper: Paper, overlap: float, margin
     return TileGrid(pw, ph, landscape, cols, rows, tile_w, tile_h, overlap)
 
 
-def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 10.0, title: str = "",
+def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, title: str = "",
          font_path: Path | None = None, bleed_mm: float = 0.0, margin_mm: float = 5.0) -> ImposedSheets:
     """Split the one-page PDF `component` over pages of `paper` (see module docstring).
 
-    bleed_mm is the component's own bleed: crop marks go at its trim, bleed_mm inside the
-    page edge. Placements: one per page, `source` = the region shown, in component mm.
+    bleed_mm is the component's own bleed: crop marks go at its trim. margin_mm is the
+    printer's blank margin. Placements: one per page, `source` = the region shown, in
+    component mm. The overlap is small (4 mm, enough to tape over) so that a 384 mm map still
+    takes two A4 widths with the band for marks on each side.
     """
     if overlap_mm < 0 or bleed_mm < 0:
         raise ValueError("overlap_mm and bleed_mm must not be negative")
@@ -75,48 +82,55 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 10.0, 
         comp_w, comp_h = library.size_mm(key)
         if min(comp_w, comp_h) <= 2 * bleed_mm:
             raise ValueError(f"{component}: {comp_w:.1f} x {comp_h:.1f} mm has no room for {bleed_mm} mm bleed")
-        grid = tile_grid(comp_w, comp_h, paper, overlap_mm, margin_mm)
+        grid = tile_grid(comp_w, comp_h, paper, overlap_mm, margin_mm + BAND_MM)
         trim = Rect(bleed_mm, bleed_mm, comp_w - 2 * bleed_mm, comp_h - 2 * bleed_mm)
         plans, placements = [], []
         for row in range(grid.rows):
             for col in range(grid.cols):
-                plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim)
-                plan.footer = _footer(title, row, col, grid, paper)
-                fit_footer(plan, font, margin_mm)
+                plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim, margin_mm)
+                items = [Item(_footer(title, row, col, grid, paper))]
+                if not plans:
+                    items[:0] = [Item(NOTICE, ("top", "bottom", "left", "right")),
+                                 Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)]
+                plan.labels, bars = place(items, len(plans), grid.page_w, grid.page_h, margin_mm,
+                                          placement.rect, plan.marks, font)
+                plan.marks += bars
                 plans.append(plan)
                 placements.append(placement)
-        write_pdf(plans, library, out, font=font, margin_mm=margin_mm, title=title)
+        write_pdf(plans, library, out, font=font, title=title)
     return ImposedSheets(
         path=Path(out), pages=len(plans), per_page=1, cols=grid.cols, rows=grid.rows,
         placements=placements, marks=[m for plan in plans for m in plan.marks],
-        page_w_mm=grid.page_w, page_h_mm=grid.page_h, landscape=grid.landscape)
+        page_w_mm=grid.page_w, page_h_mm=grid.page_h, landscape=grid.landscape,
+        labels=[lb for plan in plans for lb in plan.labels])
 
 
 def _tile_page(key: str, grid: TileGrid, page: int, col: int, row: int, comp_h: float,
-               trim: Rect) -> tuple[PagePlan, Placement]:
+               trim: Rect, margin: float) -> tuple[PagePlan, Placement]:
     """The region of tile (col, row), centred on its page and clipped to itself, with marks."""
     source = grid.region(col, row, comp_h)
     on_page = Rect((grid.page_w - source.w) / 2, (grid.page_h - source.h) / 2, source.w, source.h)
     dx, dy = on_page.x - source.x, on_page.y - source.y  # component mm -> page mm
-    plan = PagePlan(grid.page_w, grid.page_h, footer="")
+    plan = PagePlan(grid.page_w, grid.page_h)
     plan.draws.append(Draw(key, dx, dy, on_page))
-    plan.marks = _marks(page, grid, col, row, on_page, Rect(trim.x + dx, trim.y + dy, trim.w, trim.h))
+    plan.marks = _marks(page, grid, col, row, on_page, Rect(trim.x + dx, trim.y + dy, trim.w, trim.h), margin)
     placement = Placement(page, 0, "front", on_page.x, on_page.y, on_page.w, on_page.h, source=source)
     return plan, placement
 
 
-def _marks(page: int, grid: TileGrid, col: int, row: int, region: Rect, trim: Rect) -> list[Mark]:
+def _marks(page: int, grid: TileGrid, col: int, row: int, region: Rect, trim: Rect,
+           margin: float) -> list[Mark]:
     """Crop marks at the component's trim corners on this page, and triangles at the lines
     where each neighbouring tile's region starts (overlap_mm inside this region's edge)."""
     ov = grid.overlap
     xs = ([region.x + ov] if col > 0 else []) + ([region.x1 - ov] if col < grid.cols - 1 else [])
     ys = ([region.y1 - ov] if row > 0 else []) + ([region.y + ov] if row < grid.rows - 1 else [])
-    return (crop_marks(page, [trim], region, region, grid.page_w, grid.page_h)
+    return (crop_marks(page, [trim], region, region, grid.page_w, grid.page_h, margin)
             + align_marks(page, region, xs, ys))
 
 
 def _footer(title: str, row: int, col: int, grid: TileGrid, paper: Paper) -> str:
     paper_text = f"{paper.name} landscape" if grid.landscape else paper.name
     parts = [title] if title else []
-    parts += [f"tile {row + 1},{col + 1} of {grid.rows} x {grid.cols}", paper_text]
+    parts += [f"tile {row + 1},{col + 1} of {grid.rows} x {grid.cols}", paper_text, "print one-sided"]
     return " · ".join(parts)
