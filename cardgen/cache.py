@@ -49,7 +49,8 @@ def toolchain_version() -> str:
     """Versions of what renders: a new cairosvg may draw differently, so it invalidates the cache."""
     from importlib.metadata import version
 
-    parts = [f"cardgen={__version__}"]
+    # "png=...": what cardgen records in a PNG (DPI, sRGB profile); a change re-renders them
+    parts = [f"cardgen={__version__}", "png=phys+srgb"]
     for dist in ("cairosvg", "cairocffi", "pikepdf", "reportlab", "weasyprint", "Pillow"):
         try:
             parts.append(f"{dist}={version(dist)}")

@@ -161,7 +161,8 @@ class Rasteriser:
     def key(self, face: Face) -> str:
         return cache_mod.digest_of(self.salt, face.digest)
 
-    def run(self, rendered: RenderedSet, out_dir: Path, result: BuildResult) -> dict[str, FaceFiles]:
+    def run(self, rendered: RenderedSet, out_dir: Path | None, result: BuildResult) -> dict[str, FaceFiles]:
+        """Render what the cache lacks; publish SVGs and PNGs into `out_dir` (None: don't)."""
         from .rasterise import RenderJob, render_jobs
 
         faces = list(rendered.faces.values()) + list(rendered.backs.values())
@@ -186,7 +187,8 @@ class Rasteriser:
             finally:
                 self.progress.stop()
         result.rendered = len(jobs)
-        self._publish(files, out_dir)
+        if out_dir is not None:
+            self._publish(files, out_dir)
         return files
 
     def _publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:

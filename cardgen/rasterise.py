@@ -45,6 +45,7 @@ from PIL import Image
 
 from cardgen.errors import BuildError
 from cardgen import atomic, fonts
+from cardgen.colour import png_bytes
 from cardgen.units import mm_to_px
 
 _MM_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*mm\s*")
@@ -115,9 +116,7 @@ def svg_to_png(
     rgba = Image.open(io.BytesIO(_render_png(svg, dpi, size_px))).convert("RGBA")
     white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
     flat = Image.alpha_composite(white, rgba).convert("RGB")
-    buffer = io.BytesIO()
-    flat.save(buffer, format="PNG")
-    atomic.write_bytes(out, buffer.getvalue())
+    atomic.write_bytes(out, png_bytes(flat, dpi))
 
 
 def _render_png(svg: str, dpi: int, size_px: tuple[int, int]) -> bytes:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from PIL import Image
+from PIL import Image, ImageCms
 from pypdf import PdfReader
 
 from cardgen.imposition import PAPERS, SheetSpec, layout_for
@@ -50,6 +50,9 @@ def test_png_is_300_dpi_with_bleed(built):
     img = Image.open(out / "png" / "card-shortsword-hilt.png")
     assert img.size == (815, 1110)  # (63 + 6) x (88 + 6) mm at 300 DPI
     assert img.mode == "RGB"
+    assert img.info["dpi"] == pytest.approx((300, 300), abs=0.01)  # pHYs: 11811 px/m
+    profile = ImageCms.ImageCmsProfile(io.BytesIO(img.info["icc_profile"]))
+    assert ImageCms.getProfileDescription(profile).strip() == "sRGB built-in"
     token = Image.open(out / "png" / "card-forge-token.png")
     assert token.size == (425, 425)  # 30 + 6 mm
 

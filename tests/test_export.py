@@ -8,12 +8,13 @@ the other cards on the sheet.
 from __future__ import annotations
 
 import copy
+import io
 import json
 import re
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops, ImageStat
+from PIL import Image, ImageChops, ImageCms, ImageStat
 
 from cardgen import cardtext
 from cardgen.export.install import saved_objects_dir
@@ -229,6 +230,10 @@ def test_print_png_sizes_and_mode(pngs, preset):
         with Image.open(path) as img:
             assert img.mode == "RGB"
             assert img.size == (token if path.parent.name == "tokens" else poker), path
+            # services read a PNG without pHYs as 72 DPI and one without a profile as unknown RGB
+            assert img.info["dpi"] == pytest.approx((300, 300), abs=0.01), path
+            profile = ImageCms.ImageCmsProfile(io.BytesIO(img.info["icc_profile"]))
+            assert "sRGB" in ImageCms.getProfileDescription(profile), path
 
 
 @pytest.mark.parametrize("preset", list(SIZES))

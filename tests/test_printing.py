@@ -15,7 +15,7 @@ import pytest
 
 from cardgen.pipeline import BuildOptions, build
 from cardgen.project import load_project
-from cardgen.units import pt_to_mm
+from cardgen.units import mm_to_pt, pt_to_mm
 from cardgen.versions import load_game, resolve
 from conftest import ROOT
 
@@ -281,3 +281,160 @@ def test_duplex_offset_shifts_every_back_exactly(sheets, cli, project_copy, tmp_
                 assert paths_a == paths_b  # marks and bars stay put
     bad = cli("build", "--version", "3.1", "--duplex-offset", "1;2", cwd=project_copy)
     assert bad.code == 2 and "X,Y" in bad.err and "Traceback" not in bad.err
+
+
+def _segments(paths):
+    return [p for p in paths if len(p) == 2]
+
+
+def _zero_ticks(paths, horizontal: bool):
+    """The 4 mm long ticks (the zeros) of the back's scales: x of horizontal scales, y of vertical."""
+    ticks = []
+    for (x0, y0), (x1, y1) in _segments(paths):
+        if horizontal and abs(x0 - x1) < TOL and abs(abs(y1 - y0) - 4.0) < TOL:
+            ticks.append(x0)
+        if not horizontal and abs(y0 - y1) < TOL and abs(abs(x1 - x0) - 4.0) < TOL:
+            ticks.append(y0)
+    return ticks
+
+
+def test_calibration_reading_brings_a_misprinted_back_home(cli, project_copy, tmp_path):
+    """Simulate a printer whose backs land 1.3 mm right and 0.8 mm low (as seen on the back):
+    read the front's lines on the back's scales, build with that offset, and every back lands
+    exactly behind its front."""
+    result = cli("calibrate", "--paper", "a4", "--out", str(tmp_path / "cal"), cwd=project_copy)
+    assert result.code == 0, result.err
+    sheet = tmp_path / "cal" / "calibration-a4.pdf"
+    with pikepdf.open(sheet) as pdf:
+        assert len(pdf.pages) == 2 and str(pdf.docinfo["/Title"]) == "cardgen duplex calibration - A4"
+        w, h = _page_size(pdf.pages[0])
+        front_paths, _ = read_page(pdf.pages[0])
+        back_paths, _ = read_page(pdf.pages[1])
+    long_lines = [s for s in _segments(front_paths) if abs(s[0][0] - s[1][0]) + abs(s[0][1] - s[1][1]) > 100]
+    (vx,) = [s[0][0] for s in long_lines if abs(s[0][0] - s[1][0]) < TOL]
+    (hy,) = [s[0][1] for s in long_lines if abs(s[0][1] - s[1][1]) < TOL]
+    zero_x, zero_y = _zero_ticks(back_paths, True), _zero_ticks(back_paths, False)
+    assert len(zero_x) == len(zero_y) == 2  # each axis measured twice
+    # ticks every 0.5 mm from -5 to +5 on each scale
+    ticks = sorted(round(s[0][0] - zero_x[0], 3) for s in _segments(back_paths)
+                   if abs(s[0][0] - s[1][0]) < TOL and abs(s[0][1] - s[1][1]) < 5
+                   and min(s[0][1], s[1][1]) > h / 2)
+    assert ticks == [round(-5 + 0.5 * i, 3) for i in range(21)]
+    text = "".join(ch for ch, _ in _text_boxes(sheet, 1))
+    assert all(label in text for label in ("-4", "-2", "0", "+2", "+4"))
+
+    printer = (1.3, -0.8)  # where this printer puts the backs, relative to where they should be
+    # long-edge flip: a front point x lies behind the back point w - x
+    reading_x = (w - vx) - (zero_x[0] + printer[0])
+    reading_y = hy - (zero_y[0] + printer[1])
+    assert (reading_x, reading_y) == pytest.approx((-1.3, 0.8), abs=1e-6)
+
+    out = tmp_path / "kb"
+    result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4", "--out", str(out),
+                 "--duplex-offset", f"{reading_x:.1f},{reading_y:.1f}", cwd=project_copy)
+    assert result.code == 0, result.err
+    with pikepdf.open(out / "sheets-a4-duplex.pdf") as pdf:
+        for index in range(0, len(pdf.pages), 2):
+            _, fronts = read_page(pdf.pages[index])
+            _, backs = read_page(pdf.pages[index + 1])
+            landed = sorted((round(w - (t[2] + printer[0]), 3), round(t[1] + printer[1], 3)) for t, _, _ in backs)
+            assert landed == sorted((round(t[0], 3), round(t[1], 3)) for t, _, _ in fronts), index
+
+
+def test_calibration_with_offset_prints_the_check_sheet(cli, project_copy, tmp_path):
+    config = project_copy / "cardgen.yml"
+    config.write_text(config.read_text() + "printer:\n  duplex_offset_mm: [0.5, -1]\n")
+    for args, shift in ((["--with-offset"], (0.5, -1.0)), (["--with-offset", "--duplex-offset", "-2,0.5"], (-2.0, 0.5)),
+                        ([], (0.0, 0.0))):
+        result = cli("calibrate", "--paper", "letter", "--out", str(tmp_path), *args, cwd=project_copy)
+        assert result.code == 0, result.err
+        with pikepdf.open(tmp_path / "calibration-letter.pdf") as pdf:
+            w, h = _page_size(pdf.pages[1])
+            paths, _ = read_page(pdf.pages[1])
+        assert (w, h) == pytest.approx((215.9, 279.4), abs=0.01)
+        assert sorted(_zero_ticks(paths, True)) == pytest.approx([w / 2 + shift[0]] * 2, abs=1e-3)
+        assert sorted(_zero_ticks(paths, False)) == pytest.approx([h / 2 + shift[1]] * 2, abs=1e-3)
+    bad = cli("calibrate", "--paper", "letter", "--duplex-offset", "1,1", cwd=project_copy)
+    assert bad.code == 2 and "--with-offset" in bad.err
+
+
+# --- print shops ---------------------------------------------------------------------------------
+
+def _boxes_mm(page: pikepdf.Page) -> dict[str, list[float]]:
+    return {name: [pt_to_mm(float(v)) for v in page.obj[name]] for name in ("/MediaBox", "/TrimBox", "/BleedBox")}
+
+
+def _drawn_forms(page: pikepdf.Page) -> list[tuple[str, list[float]]]:
+    """(form name, cm matrix) of every piece the page draws, in order."""
+    drawn, matrix = [], None
+    for operands, op in pikepdf.parse_content_stream(page):
+        if str(op) == "cm":
+            matrix = [float(v) for v in operands]
+        elif str(op) == "Do":
+            form = page.obj.Resources.XObject[operands[0]]
+            drawn.append((str(form.objgen), matrix))
+    return drawn
+
+
+@pytest.mark.parametrize("service, bleed, backs", [("generic", 3.0, "each"), ("printninja", 3.175, "each"),
+                                                   ("drivethrucards", 3.175, "end"), ("mpc", 3.048, "end")])
+def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, service, bleed, backs, tmp_path):
+    result = cli("export", "print", "--version", "3.1", "--service", service, "--out", str(tmp_path))
+    assert result.code == 0, result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blades.pdf", "market.pdf", "mine.pdf", "tokens.pdf"]
+    counts = {"blades": 6, "market": 20, "mine": 60, "tokens": 4}
+    for deck, cards in counts.items():
+        with pikepdf.open(tmp_path / f"{deck}.pdf") as pdf:
+            trim = (30.0, 30.0) if deck == "tokens" else (63.0, 88.0)
+            assert str(pdf.docinfo["/Title"]).startswith("The King's Blade 3.1 - ")
+            assert len(pdf.pages) == (2 * cards if backs == "each" else cards + 1)
+            firsts = []
+            for page in pdf.pages:
+                boxes = _boxes_mm(page)
+                assert boxes["/TrimBox"] == pytest.approx([bleed, bleed, bleed + trim[0], bleed + trim[1]], abs=0.01)
+                assert boxes["/BleedBox"] == pytest.approx([0, 0, trim[0] + 2 * bleed, trim[1] + 2 * bleed], abs=0.01)
+                assert boxes["/MediaBox"] == pytest.approx(boxes["/BleedBox"], abs=0.01)
+                drawn = _drawn_forms(page)
+                # the face at true size, its trim exactly on the TrimBox (sources carry 3 mm bleed)
+                top = drawn[-1][1]
+                assert top[:4] == [1, 0, 0, 1]
+                assert pt_to_mm(top[4]) + 3.0 == pytest.approx(bleed, abs=0.005)
+                if bleed > 3.0:  # a stretched copy underneath fills the service's extra bleed
+                    assert len(drawn) == 2 and drawn[0][0] == drawn[1][0]
+                    assert pt_to_mm(drawn[0][1][0] * mm_to_pt(trim[0] + 6)) == pytest.approx(trim[0] + 2 * bleed, abs=0.01)
+                firsts.append(drawn[-1][0])
+            backs_at = range(1, len(firsts), 2) if backs == "each" else [len(firsts) - 1]
+            assert len({firsts[i] for i in backs_at}) == 1  # the deck's one back
+            assert firsts[backs_at[0]] not in {f for i, f in enumerate(firsts) if i not in backs_at}
+
+
+def test_cmyk_export_is_device_cmyk_with_an_output_intent(cli, project_copy, tmp_path):
+    """A small new game end to end: RGB and CMYK files, the CMYK one read back object by object."""
+    assert cli("new", "dragon-race", cwd=project_copy).code == 0
+    out = tmp_path / "dtc"
+    result = cli("export", "print", "--game", "dragon-race", "--service", "drivethrucards", "--cmyk",
+                 "--out", str(out), cwd=project_copy)
+    assert result.code == 0, result.err
+    rgb, cmyk = out / "main.pdf", out / "main-cmyk.pdf"
+    assert rgb.is_file() and cmyk.is_file(), sorted(p.name for p in out.iterdir())
+    with pikepdf.open(rgb) as a, pikepdf.open(cmyk) as b:
+        assert len(a.pages) == len(b.pages) == 10  # 9 cards, then the back once
+        (intent,) = b.Root.OutputIntents
+        assert intent.S == "/GTS_PDFX" and int(intent.DestOutputProfile.N) == 4
+        assert intent.DestOutputProfile.read_bytes()[36:40] == b"acsp"  # an ICC profile
+        assert str(b.docinfo["/GTS_PDFXVersion"]).startswith("PDF/X-3")
+        assert str(b.docinfo["/Title"]) == str(a.docinfo["/Title"])
+        images = [o for o in b.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"]
+        assert images and {str(i.ColorSpace) for i in images} == {"/DeviceCMYK"}
+        for pa, pb in zip(a.pages, b.pages):
+            ops = {str(op) for _, op in pikepdf.parse_content_stream(pb)}
+            assert not ops & {"rg", "RG", "sc", "scn", "SC", "SCN"} or "/ColorSpace" not in pb.Resources
+            assert _boxes_mm(pb)["/TrimBox"] == pytest.approx(_boxes_mm(pa)["/TrimBox"], abs=0.01)
+            assert _boxes_mm(pb)["/BleedBox"] == pytest.approx(_boxes_mm(pa)["/BleedBox"], abs=0.01)
+    from cardgen.export.printpdf import cmyk_problems
+
+    assert cmyk_problems(cmyk) == [] and cmyk_problems(rgb) != []
+    again = tmp_path / "again"
+    assert cli("export", "print", "--game", "dragon-race", "--service", "drivethrucards", "--cmyk",
+               "--out", str(again), cwd=project_copy).code == 0
+    assert (again / "main-cmyk.pdf").read_bytes() == cmyk.read_bytes()  # deterministic

@@ -22,7 +22,7 @@ quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar
 
 @click.group(name="export")
 def command():
-    """Export a version's cards for Tabletop Simulator or a print service."""
+    """Export a version's cards for Tabletop Simulator, a print service (PNG) or a print shop (PDF)."""
 
 
 def _checked_snapshot(ctx, game, version):
@@ -105,3 +105,35 @@ def png(ctx, preset, game, version, out_dir, jobs, quiet):
     for result in results:
         click.echo(f"  {display_path(out / result.deck)}/  {len(result.files) - 1} card file(s) + back, "
                    f"{result.size[0]}x{result.size[1]} px")
+
+
+@command.command(name="print")
+@game_option
+@version_option
+@click.option("--service", type=click.Choice(["generic", "printninja", "drivethrucards", "mpc"]), default="generic",
+              show_default=True, help="Print shop: sets the bleed and where the backs go (docs/printing.md).")
+@click.option("--cmyk", is_flag=True, help="Also convert to CMYK (PDF/X-3 with an OutputIntent) with Ghostscript.")
+@out_option
+@jobs_option
+@quiet_option
+@click.pass_context
+def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet):
+    """One PDF per deck for a print shop: a card per page, TrimBox and BleedBox on every page.
+
+    Default output: build/<game>/<version>/print/<service>/.
+    """
+    from ..export.printpdf import SERVICES, export_print, ghostscript
+
+    if cmyk:
+        ghostscript()  # fail before rendering anything
+    project, snapshot = _checked_snapshot(ctx, game, version)
+    chosen = SERVICES[service]
+    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "print" / service)
+    results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
+    if quiet:
+        return
+    click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label} ({chosen.note}):")
+    for r in results:
+        colour = ", CMYK PDF/X-3" if r.cmyk else ""
+        click.echo(f"  {display_path(r.path)}  {r.cards} cards, {r.pages} pages of {r.trim_mm[0]:g} x "
+                   f"{r.trim_mm[1]:g} mm + {r.bleed_mm:.3g} mm bleed{colour}")

@@ -9,7 +9,6 @@ pipeline's, with the pixel size added), so repeated exports render nothing.
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Callable
 
 from PIL import Image
 
-from .. import atomic
+from .. import atomic, colour
 from ..pipeline import BuildOptions, Progress, Rasteriser
 from ..project import Project
 from ..render import Face
@@ -99,11 +98,9 @@ def render_shots(project: Project, shots: list[Shot], workers: int | None = None
     return paths
 
 
-def png_bytes(image: Image.Image) -> bytes:
-    """PNG bytes with nothing time-dependent in them (Pillow writes no date chunks)."""
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False)
-    return buffer.getvalue()
+def png_bytes(image: Image.Image, dpi: int = 300) -> bytes:
+    """PNG bytes with nothing time-dependent in them, recording `dpi` and the sRGB profile."""
+    return colour.png_bytes(image, dpi)
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:

@@ -33,12 +33,15 @@ SIZE_TOLERANCE_MM = 0.1
 
 @dataclass(frozen=True)
 class Draw:
-    """Draw source `key` with its lower-left corner at (x_mm, y_mm), showing only `clip`."""
+    """Draw source `key` with its lower-left corner at (x_mm, y_mm), scaled by (sx, sy),
+    showing only `clip`."""
 
     key: str
     x_mm: float
     y_mm: float
     clip: Rect
+    sx: float = 1.0
+    sy: float = 1.0
 
 
 @dataclass
@@ -48,6 +51,8 @@ class PagePlan:
     marks: list[Mark] = field(default_factory=list)
     draws: list[Draw] = field(default_factory=list)
     labels: list[Label] = field(default_factory=list)
+    trim_box: Rect | None = None   # for print shops: the cut
+    bleed_box: Rect | None = None  # and what is printed beyond it
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,9 @@ def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *, font:
         for page, plan in zip(pdf.pages, plans):
             if plan.draws:
                 _place(pdf, page, plan.draws, installed, library)
+            for name, box in (("/TrimBox", plan.trim_box), ("/BleedBox", plan.bleed_box)):
+                if box is not None:
+                    page.obj[name] = pikepdf.Array([_box_number(mm_to_pt(v)) for v in (box.x, box.y, box.x1, box.y1)])
         _fix_metadata(pdf, title)
         with atomic_path(out) as tmp:
             pdf.save(tmp, deterministic_id=True, compress_streams=True,
@@ -235,11 +243,16 @@ def _place(pdf: pikepdf.Pdf, page: pikepdf.Page, draws: list[Draw],
         c = draw.clip
         ops.append(
             f"q {_n(mm_to_pt(c.x))} {_n(mm_to_pt(c.y))} {_n(mm_to_pt(c.w))} {_n(mm_to_pt(c.h))} re W n "
-            f"1 0 0 1 {_n(mm_to_pt(draw.x_mm) - llx)} {_n(mm_to_pt(draw.y_mm) - lly)} cm {name} Do Q")
+            f"{_n(draw.sx)} 0 0 {_n(draw.sy)} {_n(mm_to_pt(draw.x_mm) - llx * draw.sx)} "
+            f"{_n(mm_to_pt(draw.y_mm) - lly * draw.sy)} cm {name} Do Q")
     page.contents_add(pikepdf.Stream(pdf, "\n".join(ops).encode() + b"\n"), prepend=True)
     resources = pikepdf.Dictionary({k: v for k, v in page.obj.Resources.items()})
     resources.XObject = pikepdf.Dictionary({str(installed[d.key][0]): installed[d.key][1] for d in draws})
     page.obj.Resources = resources
+
+
+def _box_number(value: float) -> float:
+    return float(_n(value))
 
 
 def _n(value: float) -> str:
