@@ -82,7 +82,9 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
     font = project.fonts_dir / "AlegreyaSans-Regular.ttf"
     for paper_name in options.papers:
         groups = sheet_groups(snapshot, rendered, files, options.only_cards, paper_name)
-        for mode, mode_groups in print_files(groups, options.duplex).items():
+        modes = print_files(groups, options.duplex)
+        _remove_stale(out_dir, manifest, prefix, paper_name, set(modes))
+        for mode, mode_groups in modes.items():
             out = out_dir / f"{prefix}sheets-{paper_name}-{mode}.pdf"
             offset = tuple(options.back_offset_mm) if mode == "duplex" else (0.0, 0.0)
             inputs = cache_mod.digest_of(
@@ -104,6 +106,18 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
             pages = _pages(out)
             outputs.append(Output(out, what, pages, sheets=_paper(pages, mode), details=layouts))
     return outputs
+
+
+def _remove_stale(out_dir: Path, manifest: cache_mod.Manifest, prefix: str, paper: str, modes: set[str]) -> None:
+    """Sheet files of this paper an earlier build wrote (the manifest says so) that this one does
+    not: a one-sided file after --fronts-only, or `sheets-<paper>.pdf` from before files were
+    split by print mode. Nobody else's files are touched."""
+    names = [f"{prefix}sheets-{paper}.pdf"] + [f"{prefix}sheets-{paper}-{m}.pdf" for m in ("duplex", "onesided")
+                                               if m not in modes]
+    for name in names:
+        path = out_dir / name
+        if name in manifest.entries and path.is_file():
+            path.unlink()
 
 
 def _paper(pages: int, mode: str) -> int:

@@ -438,3 +438,23 @@ def test_cmyk_export_is_device_cmyk_with_an_output_intent(cli, project_copy, tmp
     assert cli("export", "print", "--game", "dragon-race", "--service", "drivethrucards", "--cmyk",
                "--out", str(again), cwd=project_copy).code == 0
     assert (again / "main-cmyk.pdf").read_bytes() == cmyk.read_bytes()  # deterministic
+
+
+def test_a_build_removes_only_the_sheet_files_it_wrote_before(cli, project_copy):
+    out = project_copy / "build/knightfall/1"
+    assert cli("build", "--game", "knightfall", "--no-png", "--no-rulebook", "--paper", "a4", "--fronts-only",
+               cwd=project_copy).code == 0
+    assert sorted(p.name for p in out.glob("*.pdf")) == ["sheets-a4-onesided.pdf"]
+    mine = out / "sheets-a4.pdf"
+    mine.write_bytes(b"the user's own file")  # same name as old cardgen output, not in the manifest
+    assert cli("build", "--game", "knightfall", "--no-png", "--no-rulebook", "--paper", "a4",
+               cwd=project_copy).code == 0
+    assert sorted(p.name for p in out.glob("*.pdf")) == ["sheets-a4-duplex.pdf", "sheets-a4-onesided.pdf",
+                                                         "sheets-a4.pdf"]
+    assert mine.read_bytes() == b"the user's own file"
+    with pikepdf.open(out / "sheets-a4-onesided.pdf") as pdf:
+        assert len(pdf.pages) == 12  # now only the camp maps: the cards and coins went duplex
+    assert cli("build", "--game", "knightfall", "--no-png", "--no-rulebook", "--paper", "a4", "--fronts-only",
+               cwd=project_copy).code == 0
+    # the duplex file cardgen wrote would now be out of date: it is gone; the user's file stays
+    assert sorted(p.name for p in out.glob("*.pdf")) == ["sheets-a4-onesided.pdf", "sheets-a4.pdf"]

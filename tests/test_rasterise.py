@@ -99,8 +99,11 @@ def test_png_is_reproducible_without_metadata_chunks(tmp_path):
     svg_to_png(card_svg(), second)
 
     assert first.read_bytes() == second.read_bytes()
-    with Image.open(first) as image:
-        assert image.info == {}
+    with Image.open(first) as image:  # no date or text chunks: only what a print service needs
+        assert set(image.info) == {"dpi", "icc_profile"}
+        assert image.info["dpi"] == pytest.approx((300, 300), abs=0.01)
+    data = first.read_bytes()
+    assert b"tIME" not in data and b"tEXt" not in data and b"pHYs" in data and b"iCCP" in data
 
 
 def test_png_needs_mm_sizes(tmp_path):
