@@ -11,6 +11,7 @@ import re
 from collections import Counter
 
 import pytest
+from PIL import Image
 
 from cardgen.simulate import stats
 from cardgen.simulate.report import render_report
@@ -184,12 +185,18 @@ def test_cli_json(cli):
     assert {"games", "ended", "turns", "mine_exhausted", "seat_win_rate", "strategies", "cards", "claims"} <= set(data)
 
 
-def test_cli_text_compare(cli):
-    result = cli("simulate", "--compare", "2", "3", "--games", "30", "--jobs", "1", "--no-claims")
+def test_cli_text_compare_and_plots(cli, tmp_path):
+    result = cli("simulate", "--compare", "2", "3", "--games", "30", "--jobs", "1", "--no-claims",
+                 "--plots", str(tmp_path / "plots"))
     assert result.code == 0, result.err
     assert result.out.startswith("The King's Blade: 2 vs 3, 30 games each")
     assert re.search(r"game length\s+\d+\.\d rounds", result.out)
     assert "60 games in" in result.out
+    names = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert names == ["simulate-cards-2.png", "simulate-cards-3.png", "simulate-length-2-3.png",
+                     "simulate-mine-2-3.png", "simulate-seats-2-3.png"]
+    with Image.open(tmp_path / "plots" / "simulate-seats-2-3.png") as im:
+        assert im.size == (768, 336)  # 6.4 x 2.8 inches at 120 dpi
 
 
 @pytest.mark.parametrize("args, message", [

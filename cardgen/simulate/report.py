@@ -145,7 +145,7 @@ def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> 
 
     written = []
     for _, name, fig in _named_figures(results):
-        path = Path(folder) / f"{name}.png"
+        path = Path(folder) / f"simulate-{name}.png"
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
         written.append(path)
