@@ -45,7 +45,7 @@ def child(games: int, jobs: int, players: int, version: str) -> None:
 def measure(games: int, jobs: int, players: int, version: str) -> dict:
     proc = subprocess.run([sys.executable, __file__, "--child", "--games", str(games), "--jobs", str(jobs),
                            "--players", str(players), "--version", version],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          capture_output=True, text=True, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     return json.loads(proc.stdout)

@@ -11,12 +11,18 @@ import re
 from collections import Counter
 
 import pytest
+from conftest import ROOT
 from PIL import Image
 
 from cardgen.simulate import stats
 from cardgen.simulate.report import render_report
-from cardgen.simulate.runner import ClaimContext, Experiment, Runner, simulate, simulation_for
-from conftest import ROOT
+from cardgen.simulate.runner import (
+    ClaimContext,
+    Experiment,
+    Runner,
+    simulate,
+    simulation_for,
+)
 
 MIX = ("greedy", "rush", "builder", "saboteur")
 
@@ -55,6 +61,10 @@ def test_shared_wins_are_split_exactly():
               "series": {"mine": [50, 40, 30]}, "events": {"mine_empty": None}, "tallies": {"overflows": 2}}
     t.add(record)
     figs = stats.figures(t, {"x": {"name": "X", "type": "blade"}})
+    t.add({**record, "tallies": {"overflows": 4}})
+    assert t.per_game("overflows")["mean"] == 3.0
+    lo, hi = t.per_game("overflows")["ci"]
+    assert lo < 3 < hi and abs((hi - 3) - 1.96 * (2 ** 0.5) / (2 ** 0.5)) < 0.01
     assert [s["rate"] for s in figs["seat_win_rate"]] == [0.5, 0.5, 0.0]
     assert figs["cards"]["x"]["completer_win_rate"] == 0.5
     assert figs["series"]["mine"][2] == {"round": 3, "mean": 30.0, "games": 1}
@@ -136,7 +146,7 @@ def _claims(version, games, claim_games=None):
 
 def test_claims_v1():
     claims, result = _claims("1", 24)
-    assert set(claims) == {"no-end", "overflow-loop", "rush", "katana", "fill-hand", "mine-runs-out"}
+    assert set(claims) == {"no-end", "overflow-loop", "rush", "katana", "fill-hand", "forge-token", "mine-runs-out"}
     assert claims["no-end"]["verdict"] == "true" and claims["no-end"]["figure"].startswith("0 of 24 games ended")
     assert claims["overflow-loop"]["verdict"] == "true"
     assert claims["overflow-loop"]["values"]["probe"] == ["mirror-hilt"]
@@ -159,6 +169,10 @@ def test_claims_31():
     assert mine["values"]["mine_exhausted"]["mine_size"] == 60
     assert mine["verdict"] == ("true" if mine["values"]["mine_exhausted"]["games"] == 0 else "false")
     assert claims["katana"]["values"]["of"] == 7
+    assert claims["katana"]["values"]["v2"]["of"] == 7  # and how it stood in V2
+    forge = claims["forge-token"]["values"]
+    assert forge["token_required"]["sabotage_per_game"] == result["overflows"]["sabotage_per_game"]
+    assert forge["token_optional"] != forge["token_required"]
     assert "60 metal cards" in mine["says"]
     for claim in claims.values():
         assert claim["verdict"] in ("true", "false", "inconclusive", "n/a") and claim["figure"]
@@ -227,7 +241,7 @@ def test_report_is_self_contained_and_deterministic(cli, tmp_path):
     assert html.count("<svg") == 5  # length, seats+strategies, cards 3, cards 3.1, mine
     assert not re.search(r"""(src|href)=["']?(https?:|//|file:)""", html)
     assert "Game length" in html and "Card strength, version 3.1" in html and "Mine size over the rounds" in html
-    assert html.count('class="verdict') == 12  # six claims, two versions
+    assert html.count('class="verdict') == 14  # seven claims, two versions
     assert "Katana Hilt" in html
 
 

@@ -12,12 +12,12 @@ from random import Random
 from types import SimpleNamespace
 
 import pytest
+from conftest import ROOT
 
 from cardgen.project import load_project
 from cardgen.snapshot import Effect
 from cardgen.validate import load_plugin
 from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 
 def _modules():
@@ -61,6 +61,9 @@ class Scripted:
 
     def overflow_choice(self, t, pourer, part):
         return self._out
+
+    def bounce_target(self, t, player, metal, options):
+        return options[0]
 
     def wants_end(self, t, p):
         return self._end
@@ -434,3 +437,13 @@ def test_greedy_scores_a_completing_pour_above_a_partial_one():
     done = set()
     steel = metal("3", "steel")
     assert greedy.own_gain(t, player, near, steel, done) > greedy.own_gain(t, player, far, steel, done)
+
+
+def test_the_mine_running_empty_is_recorded_with_its_round():
+    t = table("1", bots=[Scripted(action=("mine",)), Scripted(action=("mine",))])
+    t.mine = t.mine[:3]
+    record = t.play(max_turns=6)
+    # turns 1-3 draw the last three metals (round 2), turns 4-6 find the mine empty
+    assert record["events"]["mine_empty"] == 2
+    assert record["tallies"]["empty_mine_turns"] == 3
+    assert record["series"]["mine"] == [1, 0, 0]

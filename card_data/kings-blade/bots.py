@@ -33,7 +33,7 @@ class Weights:
     progress: float = 1.0     # per completion point, for each metal poured towards completion
     need: float = 2.0         # taking / completing a part type the end condition asks for
     duplicate: float = 1.5    # taking a second part of a type already held
-    spread: float = 0.6       # per incomplete part already held, when taking another
+    spread: float = 0.6       # per part already held that still wants metal, when taking another
     max_parts: int = 4
     sabotage: float = 1.0     # per sword point an overflow takes from another player
     end: str = "lead"         # lead | asap | margin
@@ -72,7 +72,7 @@ class Strategy:
         """What pouring `metal` into another player's complete `part` is worth: their loss."""
         card = part.card
         old = part_score(card, part.has, part.filled)
-        has, filled, new = self._after_overflow(t, part, metal, maximise=False)
+        has, _, new = self._after_overflow(t, part, metal, maximise=False)
         damage = old - new
         for kind, entries in card.ability.items():
             for m, _ in entries:
@@ -171,6 +171,22 @@ class Strategy:
                 best_index, best_score = out, score
         return best_index
 
+    def bounce_target(self, t: Table, player: Player, metal: int, options: list[Part]) -> Part:
+        """Metal bouncing out of one of our cards: into our own card if that helps, else where
+        it makes another player's complete card overflow and costs them most."""
+        done = _done_types(player)
+        best, best_value = options[0], NEVER
+        for part in options:
+            if part.owner == player.seat:
+                value = self.own_gain(t, player, part, metal, done)
+            elif part.filled >= part.card.needs:
+                value = self.sabotage_gain(t, player, part, metal, 0.0)
+            else:
+                value = -1.0  # it would only help them complete it
+            if value > best_value:
+                best, best_value = part, value
+        return best
+
     def wants_end(self, t: Table, player: Player) -> bool:
         if self.w.end == "asap":
             return True
@@ -185,7 +201,9 @@ class Strategy:
 
     def _best_take(self, t: Table, player: Player):
         types_held = {p.card.type for p in player.parts}
-        incomplete = sum(1 for p in player.parts if p.filled < p.card.needs)
+        # parts that still want metal: incomplete ones that pay for completion or end the game
+        incomplete = sum(1 for p in player.parts if p.filled < p.card.needs
+                         and (p.card.points or p.card.type in t.end_types))
         best_value, best = NEVER, None
         for i, card in enumerate(t.market):
             value = self.take_value(t, player, card, types_held, incomplete)
@@ -249,6 +267,9 @@ class RandomPlayer:
 
     def overflow_choice(self, t: Table, pourer: Player, part: Part) -> int:
         return t.rng.randrange(len(part.metals))
+
+    def bounce_target(self, t: Table, player: Player, metal: int, options: list[Part]) -> Part:
+        return t.rng.choice(options)
 
     def wants_end(self, t: Table, player: Player) -> bool:
         return t.rng.random() < 0.25

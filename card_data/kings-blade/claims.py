@@ -19,7 +19,8 @@ MIX = ("greedy", "rush", "builder", "saboteur")
 
 
 def answer_all(sim, ask) -> list[dict[str, Any]]:
-    return [claim(sim, ask) for claim in (no_end, overflow_loop, rush, katana, fill_hand, mine_runs_out)]
+    claims = (no_end, overflow_loop, rush, katana, fill_hand, forge_token, mine_runs_out)
+    return [claim(sim, ask) for claim in claims]
 
 
 def _claim(ask, cid: str, made_in: str, keywords: tuple[str, ...], fallback: str, **answer) -> dict[str, Any]:
@@ -31,11 +32,9 @@ def _claim(ask, cid: str, made_in: str, keywords: tuple[str, ...], fallback: str
 
 
 def _note(ask, version: str, keywords: tuple[str, ...]) -> str | None:
-    try:
-        info = ask.snapshot(version).info
-    except Exception:  # the project has no such version: quote the plug-in's wording
+    if version not in ask.versions():  # a project without that version: the plug-in's wording
         return None
-    notes = info.notes
+    notes = ask.snapshot(version).info.notes
     texts = list(notes.problems) + list(notes.changes)
     if notes.feedback:
         texts += list(notes.feedback.negative) + list(notes.feedback.ideas)
@@ -88,10 +87,16 @@ def overflow_loop(sim, ask) -> dict[str, Any]:
         verdict = "false"
         detail = "no card in this version bounces overflowing metal, so no overflow can chain"
     seen = sum(in_games.values())
-    figure = (f"engine probe: {', '.join(names.get(c, c) for c in probed) or 'no card'} loops; "
-              f"{seen} loops in {fig['games']} games ({fig['overflows']['per_game']:.2f} overflows per game)")
+    figure = (f"engine probe: {', '.join(names.get(c, c) for c in probed) or 'no card'} loops; in "
+              f"{fig['games']} games {seen} loops, {fig['overflows']['bounces']} bounces, "
+              f"{fig['overflows']['per_game']:.2f} overflows per game")
+    if probed and not seen:
+        detail_extra = ("; in play the loop needs two bouncing cards complete, holding their trigger metal, "
+                        "under two forge tokens at once, which the bots' games did not bring about")
+    else:
+        detail_extra = ""
     return _claim(ask, "overflow-loop", "1", ("loop",), "One card makes a loop with overflow.",
-                  figure=figure, verdict=verdict, detail=detail,
+                  figure=figure, verdict=verdict, detail=detail + detail_extra,
                   values={"probe": probed, "loops_in_games": in_games, "games": fig["games"]})
 
 
@@ -151,41 +156,53 @@ def rush(sim, ask) -> dict[str, Any]:
 
 
 def katana(sim, ask) -> dict[str, Any]:
-    fig = ask.run(bots=MIX)
+    base = ("katana", "2", ("katana",), "The Katana Hilt is weak compared with the other hilts.")
+    now = _katana_standing(ask.run(bots=MIX))
+    if now is None:
+        return _claim(ask, *base, figure="no Katana Hilt in this version", verdict="n/a", detail="", values={})
+    k, pooled = now["katana"], now["other_hilts_win_rate"]
+    figure = (f"players who complete it win {_pct(k['completer_win_rate'])}{_ci(k['ci'])} vs {_pct(pooled)} for the "
+              f"other {k['type']}s; rank {now['rank'] or '-'} of {now['of']}; completed {k['completed']} times "
+              f"({_pct(k['completion_rate'])} of those taken)")
+    if not k["ci"] or pooled is None or k["completed"] < 30:
+        verdict, detail = "inconclusive", "too few completed Katana Hilts to judge"
+    elif k["ci"][1] < pooled:
+        verdict, detail = "true", f"significantly below the other {k['type']}s"
+    elif k["ci"][0] > pooled:
+        verdict, detail = "false", f"significantly above the other {k['type']}s"
+    else:
+        verdict, detail = "false", f"not significantly weaker than the other {k['type']}s (the interval holds their rate)"
+    values = dict(now)
+    if ask.version != "2" and "2" in ask.versions():
+        then = _katana_standing(ask.run(version="2", bots=MIX))
+        if then is not None:
+            values["v2"] = then
+            detail += (f"; in V2 its completers won {_pct(then['katana']['completer_win_rate'])}"
+                       f"{_ci(then['katana']['ci'])} vs {_pct(then['other_hilts_win_rate'])} (rank "
+                       f"{then['rank'] or '-'} of {then['of']})")
+    return _claim(ask, *base, figure=figure, verdict=verdict, detail=detail, values=values)
+
+
+def _katana_standing(fig) -> dict[str, Any] | None:
+    """The Katana Hilt's completers' win rate against the pooled other cards of its type."""
     cards = fig["cards"]
     katana_id = next((cid for cid, c in cards.items() if "katana" in c["name"].lower()), None)
-    base = dict(made_in="2", keywords=("katana",), fallback="The Katana Hilt is weak compared with the other hilts.")
     if katana_id is None:
-        return _claim(ask, "katana", base["made_in"], base["keywords"], base["fallback"],
-                      figure="no Katana Hilt in this version", verdict="n/a", detail="", values={})
+        return None
     k = cards[katana_id]
-    ctype = k["type"]
     wins = completers = 0.0
     ranked = []
     for cid, c in cards.items():
-        if c["type"] != ctype or not c["completed"]:
+        if c["type"] != k["type"] or not c["completed"]:
             continue
         ranked.append((c["completer_win_rate"], cid))
         if cid != katana_id:
             wins += c["completer_win_rate"] * c["completed"]
             completers += c["completed"]
-    pooled = wins / completers if completers else None
     ranked.sort(reverse=True)
     rank = next((i + 1 for i, (_, cid) in enumerate(ranked) if cid == katana_id), None)
-    figure = (f"players who complete it win {_pct(k['completer_win_rate'])}{_ci(k['ci'])} vs {_pct(pooled)} for the "
-              f"other {ctype}s; rank {rank or '-'} of {len(ranked)}; completed {k['completed']} times "
-              f"({_pct(k['completion_rate'])} of those taken)")
-    if not k["ci"] or pooled is None or k["completed"] < 30:
-        verdict, detail = "inconclusive", "too few completed Katana Hilts to judge"
-    elif k["ci"][1] < pooled:
-        verdict, detail = "true", f"significantly below the other {ctype}s"
-    elif k["ci"][0] > pooled:
-        verdict, detail = "false", f"significantly above the other {ctype}s"
-    else:
-        verdict, detail = "false", f"not significantly weaker than the other {ctype}s (the interval holds their rate)"
-    return _claim(ask, "katana", base["made_in"], base["keywords"], base["fallback"], figure=figure,
-                  verdict=verdict, detail=detail,
-                  values={"katana": k, "other_hilts_win_rate": pooled, "rank": rank, "of": len(ranked)})
+    return {"katana": k, "other_hilts_win_rate": round(wins / completers, 4) if completers else None,
+            "rank": rank, "of": len(ranked)}
 
 
 def fill_hand(sim, ask) -> dict[str, Any]:
@@ -236,6 +253,34 @@ def _other_mine_rules(ask, mine_action: str) -> dict[str, Any] | None:
         if rules.get("mine_action") not in (None, mine_action) and rules.get("hand_limit") is not None:
             return {"mine_action": rules["mine_action"], "hand_limit": rules["hand_limit"]}
     return None
+
+
+def forge_token(sim, ask) -> dict[str, Any]:
+    """3.1: with the token optional "nobody could use overflow to sabotage"; now it must be on a part."""
+    base = ("forge-token", "3.1", ("forge token", "sabotage"),
+            "The forge token must always be on a sword part, so that players can sabotage with overflow.")
+    current = sim.table["rules"]["forge"]
+    other = "token_optional" if current == "token_required" else "token_required"
+    actual = ask.run(bots=MIX)
+    changed = ask.run(bots=MIX, rules={"forge": other})
+    required, optional = (actual, changed) if current == "token_required" else (changed, actual)
+    r, o = required["overflows"], optional["overflows"]
+    figure = (f"overflows caused by another player per game: token required {r['sabotage_per_game']:.2f} "
+              f"[{r['sabotage_ci'][0]:.2f}, {r['sabotage_ci'][1]:.2f}], token optional {o['sabotage_per_game']:.2f} "
+              f"[{o['sabotage_ci'][0]:.2f}, {o['sabotage_ci'][1]:.2f}]")
+    if r["sabotage_ci"][0] > o["sabotage_ci"][1]:
+        verdict = "true"
+        detail = "requiring the token makes sabotage significantly more frequent"
+    elif r["sabotage_ci"][1] < o["sabotage_ci"][0]:
+        verdict, detail = "false", "requiring the token makes sabotage rarer"
+    else:
+        verdict, detail = "inconclusive", "the two rules are not separated at 95%"
+    if o["sabotage_per_game"] > 0:
+        detail += ("; with the token optional players still sabotage (the claim that nobody could does not hold "
+                   "for these bots)") if verdict != "false" else ""
+    detail += f" (same cards and rules as {ask.version}, only the forge rule changed; current rule: {current})"
+    return _claim(ask, *base, figure=figure, verdict=verdict, detail=detail,
+                  values={"token_required": r, "token_optional": o})
 
 
 def mine_runs_out(sim, ask) -> dict[str, Any]:

@@ -16,13 +16,14 @@ from typing import Any
 
 ASSUMPTIONS = [
     "Metal that pours out of a card, and metal nobody can hold, goes to the bottom of the mine.",
-    "A card taken from the market is replaced at once from the market's drawing pile; when the "
-    "pile runs out, the market's discards are shuffled into a new one.",
+    ("A card taken from the market is replaced at once from the market's drawing pile; when the "
+     "pile runs out, the market's discards are shuffled into a new one."),
     "Effect draws (extra mine metal, overflow to your hand, sabotage draw) respect the hand limit.",
     "Extra pours (extra_pour) may go into any card the player may pour into.",
     "V1's 'move cards into the forge' works like an optional forge token: one card, or none.",
-    "Overflow that bounces (overflow_bounce) goes to the next card with a forge token clockwise; "
-    "a chain longer than 50 bounces is an overflow loop: it is counted and the metal goes to the mine.",
+    ("Overflow that bounces (overflow_bounce) goes to another card with a forge token that the bouncing "
+     "card's owner chooses; a chain of more than 50 bounces is an overflow loop: it is counted and the "
+     "metal goes to the mine."),
     "A player may end the game (when the version allows) after any action, their own or another's.",
     "Players who tie for the most sword points share the win.",
 ]
@@ -113,7 +114,7 @@ def compile_table(snapshot) -> dict[str, Any]:
 class CardRule:
     """One sword-part card, ready for play: bit masks instead of metal names."""
 
-    __slots__ = ("index", "id", "name", "type", "points", "needs", "pts", "ppm", "double", "ability", "appeal")
+    __slots__ = ("ability", "appeal", "double", "id", "index", "name", "needs", "points", "ppm", "pts", "type")
 
     def __init__(self, index: int, data: dict[str, Any]):
         self.index = index
@@ -139,7 +140,7 @@ class CardRule:
 class Part:
     """A sword part in a player's forge and the metals poured into it, earliest first."""
 
-    __slots__ = ("card", "owner", "metals", "filled", "has")
+    __slots__ = ("card", "filled", "has", "metals", "owner")
 
     def __init__(self, card: CardRule, owner: int):
         self.card, self.owner = card, owner
@@ -182,7 +183,7 @@ def part_score(card: CardRule, metals_mask: int, filled: int) -> int:
 
 
 class Player:
-    __slots__ = ("seat", "hand", "parts", "token", "bot")
+    __slots__ = ("bot", "hand", "parts", "seat", "token")
 
     def __init__(self, seat: int, bot):
         self.seat, self.bot = seat, bot
@@ -221,6 +222,7 @@ class Table:
         # what the runner's statistics read
         self.overflows = 0
         self.sabotage_overflows = 0
+        self.bounces = 0
         self.loops: dict[str, int] = {}
         self.mine_empty_round: int | None = None
         self.empty_mine_turns = 0
@@ -299,7 +301,7 @@ class Table:
             return False
         player.hand.append(self.mine.pop())
         if not self.mine and self.mine_empty_round is None:
-            self.mine_empty_round = self.round
+            self.mine_empty_round = self.round + 1  # rounds count from 1, as players say
         return True
 
     def _gain(self, player: Player, card: CardRule) -> Part:
@@ -368,8 +370,10 @@ class Table:
             if pourer.ability("sabotage_draw"):
                 self._draw(pourer)
         if bounce:
-            target = self._bounce_target(part)
+            options = self._bounce_options(part)
+            target = owner.bot.bounce_target(self, owner, out, options) if options else None
             if target is not None:
+                self.bounces += 1
                 chain.append(part.card.id)
                 if bounces >= LOOP_LIMIT:
                     for card_id in sorted(set(chain)):
@@ -383,13 +387,19 @@ class Table:
         else:
             self.mine.insert(0, out)
 
-    def _bounce_target(self, source: Part) -> Part | None:
+    def _bounce_options(self, source: Part) -> list[Part]:
+        """Where bouncing metal may go: another card with a forge token (a guarded complete card
+        of another player excepted), in seat order from the bouncing card's owner."""
+        options = []
         for step in range(1, self.n + 1):
             other = self.players[(source.owner + step) % self.n]
             part = other.token
-            if part is not None and part is not source:
-                return part
-        return None
+            if part is None or part is source:
+                continue
+            if other.seat != source.owner and part.filled >= part.card.needs and part.ability("overflow_guard"):
+                continue
+            options.append(part)
+        return options
 
     # -- one game -----------------------------------------------------------------------------
 
@@ -480,6 +490,7 @@ class Table:
             "tallies": {
                 "overflows": self.overflows,
                 "sabotage_overflows": self.sabotage_overflows,
+                "bounces": self.bounces,
                 "empty_mine_turns": self.empty_mine_turns,
                 **{f"loop:{card}": n for card, n in self.loops.items()},
             },

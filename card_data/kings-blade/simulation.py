@@ -56,6 +56,8 @@ class KingsBladeSimulation:
             "overflows": {
                 "per_game": totals.tallies.get("overflows", 0) / games,
                 "sabotage_per_game": totals.tallies.get("sabotage_overflows", 0) / games,
+                "sabotage_ci": totals.per_game("sabotage_overflows")["ci"],
+                "bounces": totals.tallies.get("bounces", 0),
                 "loops": loops,
             },
         }

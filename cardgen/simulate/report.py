@@ -15,7 +15,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from .text import ci as ci_text, pct, summary_rows
+from .text import ci as ci_text
+from .text import pct, summary_rows
 
 COLOURS = ["#a8322d", "#2e6fa8", "#2e7d73", "#b8862b", "#7d3fb0", "#6b6b6b"]
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import InputError
 from ..project import load_project
@@ -125,7 +126,7 @@ class Runner:
         self._pool = None
         self._figures: dict[Experiment, dict[str, Any]] = {}
 
-    def __enter__(self) -> "Runner":
+    def __enter__(self) -> Runner:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -33,6 +33,7 @@ class Totals:
         self.series: dict[str, list[list[int]]] = {}  # name -> [sums per round, games per round]
         self.events: dict[str, Counter[int]] = {}  # name -> round it first happened -> games
         self.tallies: Counter[str] = Counter()
+        self.tally_squares: Counter[str] = Counter()  # for the interval of a per-game mean
 
     def add(self, record: dict[str, Any]) -> None:
         """Count one game record (see contract.GameRecord)."""
@@ -82,8 +83,9 @@ class Totals:
             if when is not None:
                 hist[when] += 1
         self.tallies.update(record["tallies"])
+        self.tally_squares.update({k: v * v for k, v in record["tallies"].items()})
 
-    def merge(self, other: "Totals") -> None:
+    def merge(self, other: Totals) -> None:
         self.games += other.games
         self.ended += other.ended
         self.stalls.update(other.stalls)
@@ -109,6 +111,18 @@ class Totals:
         for name, hist in other.events.items():
             self.events.setdefault(name, Counter()).update(hist)
         self.tallies.update(other.tallies)
+        self.tally_squares.update(other.tally_squares)
+
+    def per_game(self, name: str) -> dict[str, Any]:
+        """Mean per game of a tally, with a 95% interval."""
+        n = self.games
+        if n == 0:
+            return {"mean": None, "ci": None}
+        total, squares = self.tallies.get(name, 0), self.tally_squares.get(name, 0)
+        mean = total / n
+        var = max(0.0, (squares - n * mean * mean) / max(n - 1, 1))
+        half = Z95 * math.sqrt(var / n)
+        return {"mean": round(mean, 4), "ci": [round(mean - half, 4), round(mean + half, 4)]}
 
 
 # --- the figures ---------------------------------------------------------------------------------
@@ -157,12 +171,12 @@ def _percentile(hist: Counter, n: int, q: float) -> int:
 def figures(totals: Totals, card_info: dict[str, dict[str, str]], min_completed: int = 30) -> dict[str, Any]:
     """The generic figures: ending, length, seats, strategies, cards."""
     games, unit, players = totals.games, totals.unit, totals.players
-    rounds = Counter()
+    rounds: Counter[int] = Counter()
     for turns, count in totals.turns.items():
         rounds[math.ceil(turns / players)] += count
     seat = []
-    for i, wins in enumerate(totals.seat_wins):
-        seat.append({"seat": i + 1, "rate": _rate(wins / unit, games), "ci": wilson(wins / unit, games)})
+    for i, units in enumerate(totals.seat_wins):
+        seat.append({"seat": i + 1, "rate": _rate(units / unit, games), "ci": wilson(units / unit, games)})
     strategies = {}
     for name in sorted(totals.strategy_seats):
         seats = totals.strategy_seats[name]

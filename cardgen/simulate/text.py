@@ -28,11 +28,11 @@ def summary_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     loops = r["overflows"]["loops"]
     rows = [
         ("games ended", f"{ended['count']} of {r['games']} ({pct(ended['rate'])}{ci(ended['ci'])}); stalled: {stalled}"),
-        ("game length", f"{rounds['mean']:.1f} rounds, {turns['mean']:.1f} turns [{turns['ci'][0]:.1f}, {turns['ci'][1]:.1f}]; "
-                        f"p10 {turns['p10']}, p90 {turns['p90']} turns"),
+        ("game length", (f"{rounds['mean']:.1f} rounds, {turns['mean']:.1f} turns "
+                         f"[{turns['ci'][0]:.1f}, {turns['ci'][1]:.1f}]; p10 {turns['p10']}, p90 {turns['p90']} turns")),
         ("mine ran empty", f"{mine['games']} games ({pct(mine['rate'])}{ci(mine['ci'])}) of {mine['mine_size']} metals{when}"),
-        ("overflows", f"{r['overflows']['per_game']:.2f} per game ({r['overflows']['sabotage_per_game']:.2f} by sabotage); "
-                      f"loops: {', '.join(f'{c} x{n}' for c, n in loops.items()) or 'none'}"),
+        ("overflows", (f"{r['overflows']['per_game']:.2f} per game ({r['overflows']['sabotage_per_game']:.2f} by "
+                       f"sabotage); loops: {', '.join(f'{c} x{n}' for c, n in loops.items()) or 'none'}")),
     ]
     return rows
 
@@ -73,8 +73,8 @@ def as_text(r: dict[str, Any], name: str) -> str:
 
 def compare_text(a: dict[str, Any], b: dict[str, Any], name: str) -> str:
     va, vb = a["version"], b["version"]
-    lines = [f"{name}: {va} vs {vb}, {a['games']} games each, {a['players']} players, bots {', '.join(a['bots'])} "
-             f"(seed {a['seed']})", ""]
+    lines = [(f"{name}: {va} vs {vb}, {a['games']} games each, {a['players']} players, "
+              f"bots {', '.join(a['bots'])} (seed {a['seed']})"), ""]
     width = 62
     lines.append(f"{'':<15} {va:<{width}} {vb}")
     for (label, x), (_, y) in zip(summary_rows(a), summary_rows(b)):
