@@ -11,7 +11,7 @@ import click
 
 from .errors import CardgenError
 
-COMMANDS = ["build", "validate", "show", "diff", "export", "calibrate", "schema", "new"]
+COMMANDS = ["build", "validate", "show", "diff", "export", "calibrate", "simulate", "schema", "new"]
 
 
 class LazyGroup(click.Group):
