@@ -195,7 +195,7 @@ def to_cmyk(rgb: Path, out: Path, title: str) -> None:
              "-dAutoFilterColorImages=false", "-sColorImageFilter=FlateEncode",
              "-dDownsampleColorImages=false", f"--permit-file-read={profile}",
              f"-sOutputFile={converted}", str(definition), str(flat)],
-            capture_output=True, text=True, env=env)
+            capture_output=True, text=True, env=env, check=False)
         _check(run, converted, out)
         problems = cmyk_problems(converted)
         if problems:
@@ -213,7 +213,7 @@ def _flatten(gs: str, rgb: Path, out: Path, tmp: Path) -> None:
     run = subprocess.run([gs, "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=png16m",
                           f"-r{RASTER_DPI}", "-dTextAlphaBits=4", "-dGraphicsAlphaBits=4",
                           f"-sOutputFile={tmp / 'page-%05d.png'}", str(rgb)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     _check(run, tmp / "page-00001.png", out)
     with pikepdf.open(rgb) as pdf:
         images: dict[bytes, pikepdf.Object] = {}

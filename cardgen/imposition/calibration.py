@@ -65,8 +65,8 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
         back.marks += _scale(1, cx + dx + side * SCALE_AT_MM, cy + dy, horizontal=False)
         back.labels += _scale_labels(1, cx + dx, cy + dy + side * SCALE_AT_MM, True, font)
         back.labels += _scale_labels(1, cx + dx + side * SCALE_AT_MM, cy + dy, False, font)
-    back.labels.append(_label(1, f"Back \u00b7 X: read the front's vertical line on the horizontal scales (+ = shift "
-                                 f"backs right) \u00b7 Y: its horizontal line on the vertical scales (+ = up)",
+    back.labels.append(_label(1, "Back \u00b7 X: read the front's vertical line on the horizontal scales (+ = shift "
+                                 "backs right) \u00b7 Y: its horizontal line on the vertical scales (+ = up)",
                               25.0, h - 20.0, font, size=6.0))
     if back_offset_mm != (0.0, 0.0):
         back.labels.append(_label(1, f"printed with --duplex-offset {dx:g},{dy:g}: the lines should read 0",
@@ -80,7 +80,7 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
 def _scale(page: int, x0: float, y0: float, horizontal: bool) -> list[Mark]:
     """Ticks across the line to be read: every 0.5 mm, longer every 1 mm, longest at 0."""
     marks = []
-    steps = int(round(RANGE_MM / STEP_MM))
+    steps = round(RANGE_MM / STEP_MM)
     for i in range(-steps, steps + 1):
         value = i * STEP_MM
         length = 4.0 if i == 0 else (2.5 if i % 2 == 0 else 1.5)
