@@ -215,7 +215,10 @@ def _name(s: Shape) -> str:
         text = s.text if len(s.text) <= 30 else s.text[:27] + "..."
         return f"text {text!r}"
     x, y = _fmt(s.box[0]), _fmt(s.box[1])
-    return {"rect": f"a rectangle at ({x}, {y})", "circle": f"a circle at ({x}, {y})",
+    if s.circle:
+        cx, cy, r = (_fmt(v) for v in s.circle)
+        return f"a circle (centre {cx}, {cy}; radius {r})"
+    return {"rect": f"a rectangle at ({x}, {y})", "circle": f"an ellipse at ({x}, {y})",
             "line": f"a line at ({x}, {y})", "icon": f"an icon at ({x}, {y})"}[s.kind]
 
 

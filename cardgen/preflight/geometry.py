@@ -54,14 +54,26 @@ class Shape:
 
 def read_shapes(svg: str, fonts: FontSet) -> list[Shape]:
     """Every painted element of a face, in painting order."""
+    return _read(svg, fonts)[0]
+
+
+def read_parts(svg: str, fonts: FontSet) -> dict[str, Box]:
+    """The box of every group a template named (`<g id="...">`): where a figure that explains
+    a card (the rulebook's anatomy) finds the card's parts, wherever the layout put them."""
+    return _read(svg, fonts)[1]
+
+
+def _read(svg: str, fonts: FontSet) -> tuple[list[Shape], dict[str, Box]]:
     root = ET.fromstring(svg.encode("utf-8"))
     shapes: list[Shape] = []
+    parts: dict[str, Box] = {}
     for child in root:
-        _walk(child, IDENTITY, 1.0, shapes, fonts)
-    return shapes
+        _walk(child, IDENTITY, 1.0, shapes, fonts, parts)
+    return shapes, parts
 
 
-def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: FontSet) -> None:
+def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: FontSet,
+          parts: dict[str, Box]) -> None:
     tag = el.tag.replace(SVG_NS, "")
     ctm = _multiply(ctm, _transform(el.get("transform", "")))
     opacity *= _float(el.get("opacity"), 1.0)
@@ -71,8 +83,13 @@ def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: 
             out.append(Shape("text", box, len(out), fill=fill, opacity=opacity, text=text, font_size=size))
         return
     if tag == "g":
+        first = len(out)
         for child in el:
-            _walk(child, ctm, opacity, out, fonts)
+            _walk(child, ctm, opacity, out, fonts, parts)
+        if el.get("id") and len(out) > first:
+            boxes = [s.box for s in out[first:]]
+            parts[el.get("id")] = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                   max(b[2] for b in boxes), max(b[3] for b in boxes))
         return
     if tag == "svg":
         box = _icon_box(el)
