@@ -230,3 +230,24 @@ def test_describe_of_a_table_backed_version_matches_yaml(cli, project_copy, snap
         expected = describe(snapshot31)["cards"]
         got = describe(table)["cards"]
         assert got == expected
+
+
+def test_simulate_reads_a_table_backed_version(cli, project_copy):
+    """The simulator plays what the table says: a 9-point Katana Hilt wins for whoever completes it."""
+    assert cli("table", "export", "--version", "3.1", "--to", "versions/kings-blade/cards.csv",
+               cwd=project_copy).code == 0
+    table = project_copy / "versions/kings-blade/cards.csv"
+    rows = _rows(table)
+    katana = next(r for r in rows if r["id"] == "katana-hilt")
+    old_line = ",".join(katana.values())
+    katana["points"] = "9"
+    table.write_text(table.read_text(encoding="utf-8").replace(old_line, ",".join(katana.values())),
+                     encoding="utf-8")
+    _version(project_copy, "3.2", "cards.csv")
+    figures = {}
+    for version in ("3.1", "3.2"):
+        result = cli("simulate", "--version", version, "--players", "4", "--games", "120", "--seed", "7",
+                     "--jobs", "1", "--format", "json", cwd=project_copy)
+        assert result.code == 0, result.err
+        figures[version] = json.loads(result.out)["cards"]["katana-hilt"]
+    assert figures["3.2"]["completer_win_rate"] > figures["3.1"]["completer_win_rate"] + 0.2
