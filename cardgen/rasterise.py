@@ -45,7 +45,7 @@ from PIL import Image
 
 from cardgen.errors import BuildError
 from cardgen import atomic, fonts
-from cardgen.colour import png_bytes
+from cardgen.pngmeta import png_bytes
 from cardgen.units import mm_to_px
 
 _MM_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*mm\s*")

@@ -320,7 +320,7 @@ def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
         assert (mark.x0, mark.y0) == pytest.approx((placement.x_mm + 12.5, placement.y_mm + 12.5))
     with pikepdf.open(result.path) as pdf:
         ops = [str(op) for _, op in pikepdf.parse_content_stream(pdf.pages[0])]
-        assert ops.count("c") == 4 * 10  # four curves a circle
+        assert ops.count("c") == 2 * 4 * 10  # each circle twice: white casing, black line (the bar: lines)
     with pytest.raises(ValueError):
         SheetSpec(25, 30, shape="circle")
 

@@ -16,7 +16,7 @@ from typing import Callable
 
 from PIL import Image
 
-from .. import atomic, colour
+from .. import atomic, pngmeta
 from ..pipeline import BuildOptions, Progress, Rasteriser
 from ..project import Project
 from ..render import Face
@@ -100,7 +100,7 @@ def render_shots(project: Project, shots: list[Shot], workers: int | None = None
 
 def png_bytes(image: Image.Image, dpi: int = 300) -> bytes:
     """PNG bytes with nothing time-dependent in them, recording `dpi` and the sRGB profile."""
-    return colour.png_bytes(image, dpi)
+    return pngmeta.png_bytes(image, dpi)
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:

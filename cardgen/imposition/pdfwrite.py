@@ -28,6 +28,7 @@ from .model import Label, Mark, Rect
 
 DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
 LINE_PT = 0.3        # crop marks: thin, but a home printer's 600 DPI still draws them solid
+CUT_CASING_PT = 1.0  # white casing under a cut line drawn over art
 SIZE_TOLERANCE_MM = 0.1
 
 
@@ -204,8 +205,19 @@ def _draw_mark(canvas: Canvas, mark: Mark) -> None:
     if mark.kind == "crop":
         canvas.line(p(mark.x0), p(mark.y0), p(mark.x1), p(mark.y1))
     elif mark.kind == "circle":
+        # printed over the piece's colour: a black line in a white casing shows on any colour
+        canvas.saveState()
+        canvas.setStrokeColorRGB(1, 1, 1)
+        canvas.setLineWidth(CUT_CASING_PT)
         canvas.circle(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), stroke=1, fill=0)
-    elif mark.kind == "outline":
+        canvas.restoreState()
+        canvas.circle(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), stroke=1, fill=0)
+    elif mark.kind == "outline":  # over the art, like a cut circle: cased in white
+        canvas.saveState()
+        canvas.setStrokeColorRGB(1, 1, 1)
+        canvas.setLineWidth(CUT_CASING_PT)
+        canvas.rect(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), p(mark.y1 - mark.y0), stroke=1, fill=0)
+        canvas.restoreState()
         canvas.rect(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), p(mark.y1 - mark.y0), stroke=1, fill=0)
     elif mark.kind == "scale":
         # a baseline with a tall tick at both ends and a short one every 10 mm; ticks point up
