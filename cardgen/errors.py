@@ -104,3 +104,7 @@ class Finding:
             "column": self.loc.column if self.loc else None,
             "card": self.card,
         }
+
+
+class RasterError(BuildError):
+    """Rendering an SVG to PDF or PNG failed (or would have fetched from the network)."""

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ..validate import validate
+from ..data.validate import validate
 from .common import format_option, game_option, snapshot_from, version_option
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from .. import cardtext
-from ..model import ValueSpec
-from ..snapshot import Card, Effect, Snapshot
+from ..data import cardtext
+from ..data.model import ValueSpec
+from ..data.snapshot import Card, Effect, Snapshot
 
 CARD_BUILTINS = {"name": "Name", "type": "Type", "count": "Copies", "art": "Art", "flavour": "Flavour"}
 SYMBOL_FIELDS = {
