@@ -1,4 +1,4 @@
-"""The build pipeline: load -> resolve -> validate -> render SVG -> rasterise -> impose (-> rulebook).
+"""The build pipeline: load -> resolve -> validate -> render SVG -> preflight -> rasterise -> impose (-> rulebook).
 
 Each stage reads plain data from the one before; rasterised cards are cached by content, and
 whole output files are skipped when their inputs are unchanged (see cache.py).
@@ -13,7 +13,9 @@ from .buildtypes import BuildOptions, BuildResult, Progress
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
 from .data.validate import ValidationFailed, validate
+from .preflight import preflight
 from .render.cards import CardRenderer
+from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
 
 
@@ -35,6 +37,9 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
     rendered = CardRenderer(project, snapshot).render_all()
     result.warnings += rendered.warnings
+    checks = preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    result.findings += checks
+    result.warnings += [str(f) for f in checks]
     result.faces = len(rendered.faces) + len(rendered.backs)
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_mod.Manifest(out_dir)
@@ -43,9 +48,8 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     files = rasterised.files
 
     if options.sheets:
-        from .imposition.stage import (
-            build_sheets,  # loads the PDF stack only when needed
-        )
+        # imported here: the PDF stack loads only when sheets are made
+        from .imposition.stage import build_sheets
 
         with progress.stage("Imposing print sheets"):
             result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
