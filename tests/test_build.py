@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+from conftest import ROOT
 from PIL import Image, ImageCms
 from pypdf import PdfReader
 
-from cardgen.imposition import PAPERS, SheetSpec, layout_for
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.units import mm_to_pt
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.imposition import PAPER_SIZES, SheetSpec, layout_for
+from cardgen.pipeline import build
 
 A4 = (595.28, 841.89)
 LETTER = (612.0, 792.0)
@@ -182,7 +182,7 @@ def test_duplex_backs_line_up_behind_their_faces(built):
     front = _render(out / "sheets-a4-duplex.pdf", last_front, dpi)
     back = _render(out / "sheets-a4-duplex.pdf", last_front + 1, dpi).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
     # compare inside the grid's cut lines: the back keeps more outer bleed and carries no marks
-    grid = layout_for(SheetSpec(63, 88, 3), PAPERS["a4"]).grid_rect()
+    grid = layout_for(SheetSpec(63, 88, 3), PAPER_SIZES["a4"]).grid_rect()
     k = dpi / 25.4
     box = (int(grid.x * k), int((297 - grid.y1) * k), int(grid.x1 * k), int((297 - grid.y) * k))
     f_mask = [v < 245 for v in front.crop(box).tobytes()]

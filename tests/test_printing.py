@@ -13,11 +13,13 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.units import mm_to_pt, pt_to_mm
-from cardgen.versions import load_game, resolve
 from conftest import ROOT
+
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.pipeline import build
+from cardgen.units import mm_to_pt, pt_to_mm
 
 GAMES = {"kings-blade": "3.1", "way-of-the-blade": None, "one-true-king": None, "knightfall": None}
 MARGIN = 5.0   # what a home printer leaves blank

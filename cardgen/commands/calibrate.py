@@ -22,9 +22,9 @@ from .common import parse_offset, project_from
 @click.pass_context
 def command(ctx, paper, out_dir, with_offset, duplex_offset):
     """Write calibration-<paper>.pdf: print it two-sided, read the offset, pass it to `build`."""
-    from ..imposition import PAPERS
+    from ..data.project import check_out_dir
+    from ..imposition import PAPER_SIZES
     from ..imposition.calibration import calibration_sheet
-    from ..pipeline import check_out_dir
 
     project = project_from(ctx)
     offset = (0.0, 0.0)
@@ -34,9 +34,9 @@ def command(ctx, paper, out_dir, with_offset, duplex_offset):
         raise click.UsageError("--duplex-offset needs --with-offset: the sheet measures your printer without one")
     folder = check_out_dir(project, out_dir or project.build_dir)
     out = folder / f"calibration-{paper}.pdf"
-    calibration_sheet(PAPERS[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
+    calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
                       back_offset_mm=tuple(offset))
-    click.echo(f"  {display_path(out)}  duplex calibration, {PAPERS[paper].name}, 2 pages = 1 sheet of paper")
+    click.echo(f"  {display_path(out)}  duplex calibration, {PAPER_SIZES[paper].name}, 2 pages = 1 sheet of paper")
     click.echo("Print it two-sided (flip on long edge) at 100 %, hold it against the light with the back towards "
                "you and read X and Y where the front's lines cross the scales; then "
                "`cardgen build --duplex-offset X,Y` or printer: {duplex_offset_mm: [X, Y]} in cardgen.yml.")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..project import Project, find_project, load_project
-from ..snapshot import Snapshot
-from ..versions import load_game, resolve
+from ..data.project import Project, find_project, load_project
+from ..data.snapshot import Snapshot
+from ..data.versions import load_game, resolve
 
 game_option = click.option("--game", "-g", default=None, help="Game id (a folder in card_data/). Default: the project's default game.")
 version_option = click.option("--version", "-v", "version", default=None, help="Version, e.g. 3.1 or v3. Default: the game's default version.")
@@ -30,7 +30,7 @@ def parse_offset(value: str | None) -> tuple[float, float] | None:
     """`--duplex-offset X,Y` in mm; a bad value is a usage error (exit 2) naming what was expected."""
     if value is None:
         return None
-    from ..project import MAX_DUPLEX_OFFSET_MM
+    from ..data.project import MAX_DUPLEX_OFFSET_MM
 
     try:
         x, y = (float(part) for part in value.split(","))

@@ -34,12 +34,13 @@ from PIL import Image
 
 from ..atomic import atomic_path
 from ..errors import BuildError
-from ..imposition.model import Rect
-from ..imposition.pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_pdf
-from ..pipeline import BuildOptions, BuildResult, Progress, Rasteriser
-from ..project import Project
-from ..render import Renderer
-from ..snapshot import Snapshot
+from ..buildtypes import BuildOptions, Progress
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from ..imposition.geometry import Rect
+from ..imposition.pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
+from ..render.cards import CardRenderer
+from ..render.rasterise import Rasteriser
 
 INCH_MM = 25.4
 OWNED = re.compile(r"[a-z0-9][a-z0-9-]*(-cmyk)?\.pdf")  # the deck files an export writes
@@ -80,9 +81,9 @@ class PrintFile:
 def export_print(project: Project, snapshot: Snapshot, service: Service, out_dir: Path, *, cmyk: bool = False,
                  workers: int | None = None, progress: Progress | None = None) -> list[PrintFile]:
     game = snapshot.game
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     files = Rasteriser(project, BuildOptions(png=False, workers=workers), progress or Progress()).run(
-        rendered, None, BuildResult(out_dir))
+        rendered, None).files
     font = register_font(project.fonts_dir / "AlegreyaSans-Regular.ttf")
     results, written = [], set()
     for deck_id, deck in game.decks.items():
@@ -131,7 +132,7 @@ def _write(pages: list[Path | None], trim: tuple[float, float], design_bleed: fl
                                            sy=page_h / (h + 2 * design_bleed)))
                 plan.draws.append(Draw(key, offset, offset, trim_box.expanded(*(min(bleed, design_bleed),) * 4)))
             plans.append(plan)
-        write_pdf(plans, library, out, font=font, title=title)
+        write_sheet_pdf(plans, library, out, font=font, title=title)
     if cmyk:
         to_cmyk(out, out.with_name(out.stem + "-cmyk.pdf"), title)
 

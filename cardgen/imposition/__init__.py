@@ -2,16 +2,16 @@
 
 All geometry is in millimetres from the page's bottom-left corner. See `layout` for the
 grid/gutter rule, `marks` for crop and alignment marks, `pdfwrite` for how pieces stay vector
-and deduplicated, `furniture` for page text, `sheets.impose_groups` for packing several sizes
+and deduplicated, `furniture` for page text, `impose.impose_groups` for packing several sizes
 and duplex, and `tiling.tile` for oversized components.
 """
 
 from .layout import SheetLayout, grid_for, layout_for
-from .model import PAPERS, ImposedSheets, Label, Mark, Paper, Placement, Rect, SheetSpec, Slot
-from .sheets import PieceGroup, impose, impose_groups
+from .geometry import PAPER_SIZES, ImposedSheets, Label, Mark, Paper, Placement, Rect, SheetSpec, Slot
+from .impose import PieceGroup, impose, impose_groups
 from .tiling import tile
 
 __all__ = [
-    "PAPERS", "ImposedSheets", "Label", "Mark", "Paper", "PieceGroup", "Placement", "Rect", "SheetLayout",
+    "PAPER_SIZES", "ImposedSheets", "Label", "Mark", "Paper", "PieceGroup", "Placement", "Rect", "SheetLayout",
     "SheetSpec", "Slot", "grid_for", "impose", "impose_groups", "layout_for", "tile",
 ]

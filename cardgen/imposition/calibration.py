@@ -20,8 +20,8 @@ from reportlab.pdfbase import pdfmetrics
 
 from ..units import pt_to_mm
 from .furniture import SCALE_LEN_MM
-from .model import Label, Mark, Paper, Rect
-from .pdfwrite import PagePlan, SourceLibrary, register_font, write_pdf
+from .geometry import Label, Mark, Paper, Rect
+from .pdfwrite import PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 RANGE_MM = 5.0        # the scales read -5 ... +5 mm
 STEP_MM = 0.5
@@ -72,7 +72,7 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
         back.labels.append(_label(1, f"printed with --duplex-offset {dx:g},{dy:g}: the lines should read 0",
                                   25.0, h - 25.0, font, size=6.0))
     with SourceLibrary() as library:
-        write_pdf([front, back], library, out, font=font,
+        write_sheet_pdf([front, back], library, out, font=font,
                   title=f"cardgen duplex calibration - {paper.name}")
     return [front, back]
 

@@ -16,7 +16,7 @@ from reportlab.pdfbase import pdfmetrics
 
 from ..units import pt_to_mm
 from .marks import SCALE_TICK_MM, mark_bounds
-from .model import EPS_MM, Label, Mark, Rect
+from .geometry import EPS_MM, Label, Mark, Rect
 
 TEXT_PT = 5.5          # page text: small, but readable
 MIN_TEXT_PT = 4.5      # shrunk to this before rotating into a side band

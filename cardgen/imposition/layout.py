@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .model import EPS_MM, Paper, Rect, SheetSpec
+from .geometry import EPS_MM, Paper, Rect, SheetSpec
 
 MARK_GAP_MM = 0.5        # art edge to the start of a crop mark
 MIN_MARK_MM = 2.0        # shortest crop mark a layout accepts

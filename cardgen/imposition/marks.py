@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .layout import MARK_GAP_MM, SheetLayout
-from .model import EPS_MM, Mark, Rect
+from .geometry import EPS_MM, Mark, Rect
 
 MARK_LEN_MM = 4.0     # longest crop mark of a single component; shorter where the margin is nearer
 ALIGN_LEN_MM = 2.5    # alignment triangle, base to tip

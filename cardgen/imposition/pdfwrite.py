@@ -24,7 +24,7 @@ from reportlab.pdfgen.canvas import Canvas
 from ..atomic import atomic_path
 from ..units import mm_to_pt, pt_to_mm
 from .marks import ALIGN_HALF_MM, SCALE_TICK_MM
-from .model import Label, Mark, Rect
+from .geometry import Label, Mark, Rect
 
 DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
 LINE_PT = 0.3        # crop marks: thin, but a home printer's 600 DPI still draws them solid
@@ -159,7 +159,7 @@ def register_font(font_path: Path | None) -> str:
     return name
 
 
-def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *, font: str, title: str) -> None:
+def write_sheet_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *, font: str, title: str) -> None:
     """Render `plans` into `out`, atomically and byte-for-byte reproducibly."""
     base = _base_pages(plans, font)
     with pikepdf.open(io.BytesIO(base)) as pdf:

@@ -18,8 +18,8 @@ from pathlib import Path
 from .furniture import NOTICE, SCALE_TEXT, Item, place
 from .marks import ALIGN_LEN_MM, align_marks, crop_marks
 from .layout import MARK_GAP_MM
-from .model import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
-from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_pdf
+from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
+from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 BAND_MM = MARK_GAP_MM + ALIGN_LEN_MM  # room for the triangles (and the page text) beyond a region
 
@@ -97,7 +97,7 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, t
                 plan.marks += bars
                 plans.append(plan)
                 placements.append(placement)
-        write_pdf(plans, library, out, font=font, title=title)
+        write_sheet_pdf(plans, library, out, font=font, title=title)
     return ImposedSheets(
         path=Path(out), pages=len(plans), per_page=1, cols=grid.cols, rows=grid.rows,
         placements=placements, marks=[m for plan in plans for m in plan.marks],

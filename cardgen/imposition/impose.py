@@ -19,8 +19,8 @@ from pathlib import Path
 from .furniture import NOTICE, SCALE_TEXT, Item, place
 from .layout import MIN_BLEED_MM, SheetLayout, layout_for
 from .marks import circle_marks, grid_marks, outline_mark
-from .model import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
-from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_pdf
+from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
+from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: 
                 plan.marks += bars
                 plans.append(plan)
                 placements += placed
-        write_pdf(plans, library, out, font=font, title=title)
+        write_sheet_pdf(plans, library, out, font=font, title=title)
     first = sheets[0].layout
     return ImposedSheets(
         path=Path(out), pages=len(plans), per_page=first.cols * first.rows, cols=first.cols,

@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pikepdf
 
-from . import cache as cache_mod
-from .atomic import atomic_path
-from .imposition import PAPERS, PieceGroup, SheetSpec, Slot, grid_for, impose_groups, tile
-from .pipeline import BuildOptions, FaceFiles, Output
-from .project import Project
-from .render import RenderedSet
-from .snapshot import Snapshot
+from .. import cache as cache_mod
+from ..atomic import atomic_path
+from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from .geometry import SheetSpec, Slot
+from .impose import PieceGroup, impose_groups
+from .layout import grid_for
+from .tiling import tile
 
 CODE_VERSION = "sheets-2"  # bump when the sheet layout code changes what it draws
 
@@ -50,7 +52,7 @@ def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, Fac
                          shape=ctype.shape)
         key = (size.width_mm, size.height_mm, ctype.shape)
         if key not in groups:
-            cols, rows = grid_for(spec, PAPERS[paper])
+            cols, rows = grid_for(spec, PAPER_SIZES[paper])
             label = ctype.label if ctype.shape == "circle" or (cols * rows == 0) else "cards"
             groups[key] = Group(label, spec, [], cols * rows == 0)
         front = files[rendered.faces[card.id].key].pdf
@@ -99,8 +101,8 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
                 pages = _pages(out)
                 outputs.append(Output(out, what, pages, rebuilt=False, sheets=_paper(pages, mode)))
                 continue
-            file_title = f"{title} - print sheets, {PAPERS[paper_name].name}, {mode}"
-            layouts = _write(mode_groups, PAPERS[paper_name], out, file_title, font, mode == "duplex",
+            file_title = f"{title} - print sheets, {PAPER_SIZES[paper_name].name}, {mode}"
+            layouts = _write(mode_groups, PAPER_SIZES[paper_name], out, file_title, font, mode == "duplex",
                              offset, snapshot.game.file.bleed_mm, f"{snapshot.game.name} {snapshot.version}")
             manifest.record(out, inputs)
             pages = _pages(out)
