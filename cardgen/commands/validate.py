@@ -6,11 +6,11 @@ import json
 
 import click
 
+from ..data.validate import validate
 from ..errors import Finding
-from ..fonts import FontSet
 from ..preflight import preflight
-from ..render import Renderer
-from ..validate import validate
+from ..render.cards import CardRenderer
+from ..render.fonts import FontSet
 from .common import format_option, game_option, snapshot_from, version_option
 
 
@@ -51,6 +51,6 @@ def command(ctx, game, version, fmt, strict):
 def print_checks(project, snapshot):
     """What `build` would warn about in the cards themselves: text that does not fit its box,
     and the preflight of every face."""
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     overflow = [Finding("warning", "text-overflow", w) for w in rendered.warnings]
     return overflow + preflight(snapshot, rendered, FontSet(project.fonts_dir))
