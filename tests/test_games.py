@@ -8,7 +8,6 @@ import re
 from collections import Counter
 
 import pytest
-from cardgen.render.cards.cards import CardRenderer
 from conftest import ROOT
 from pypdf import PdfReader
 
@@ -17,6 +16,7 @@ from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.imposition.stage import sheet_groups
 from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
 
 GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
 

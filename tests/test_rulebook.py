@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from cardgen.render.cards.cards import CardRenderer
 from conftest import ROOT
 from pypdf import PdfReader
 
@@ -18,6 +17,7 @@ from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
 from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import build_rulebooks, rulebook_html, write_rulebook_pdf
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline

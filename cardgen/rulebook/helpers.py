@@ -29,8 +29,8 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import BuildError
-from ..render.cards.cards import CardRenderer
-from ..render.cards.fonts import FontSet
+from ..render.cards import CardRenderer
+from ..render.fonts import FontSet
 from ..units import svg_number as _fmt
 
 
