@@ -7,6 +7,8 @@ whole output files are skipped when their inputs are unchanged (see cache.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -18,6 +20,7 @@ from .project import Project
 from .render import Face, RenderedSet, Renderer
 from .snapshot import Snapshot
 from .validate import validate
+from .workers import Workers
 
 PAPERS = ("a4", "letter")
 
@@ -31,6 +34,7 @@ class BuildOptions:
     out_dir: Path | None = None
     workers: int | None = None
     only_cards: set[str] | None = None  # update packs: print just these cards
+    changed_since: Snapshot | None = None  # update packs: print the cards whose face differs from this version's
     rulebook: bool = True
     sheets: bool = True
 
@@ -45,6 +49,15 @@ class Output:
 
 
 @dataclass
+class Timing:
+    """How long one stage took (`cardgen build --timings`); stages in workers overlap in time."""
+
+    stage: str
+    seconds: float
+    detail: str = ""
+
+
+@dataclass
 class BuildResult:
     out_dir: Path
     outputs: list[Output] = field(default_factory=list)
@@ -54,6 +67,14 @@ class BuildResult:
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs
     files: dict[str, "FaceFiles"] = field(default_factory=dict)  # face key -> cached PDF/PNG
+    only_cards: set[str] | None = None  # the cards an update pack printed
+    timings: list[Timing] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def timed(self, stage: str, detail: str = "") -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        self.timings.append(Timing(stage, time.perf_counter() - started, detail))
 
 
 class Progress:
@@ -89,34 +110,69 @@ def check_out_dir(project: Project, out_dir: Path) -> Path:
 
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
           progress: Progress | None = None) -> BuildResult:
+    """Validate, render, then rasterise the cards, impose the sheets and lay out the rulebook.
+
+    The slow steps share one pool of worker processes (`workers.py`): card renders are queued
+    first, the rulebooks behind them, so a core that runs out of cards moves on to a rulebook
+    while this process imposes the sheets as soon as the cards are done.
+    """
     options = options or BuildOptions()
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
-    findings = validate(project, snapshot)
+    result = BuildResult(out_dir)
+    with result.timed("validate"):
+        findings = validate(project, snapshot)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
-    result = BuildResult(out_dir, findings=findings)
+    result.findings = findings
     result.warnings += [str(f) for f in findings]
 
-    rendered = Renderer(project, snapshot).render_all()
+    with result.timed("render", "card faces and backs as SVG"):
+        rendered = Renderer(project, snapshot).render_all()
     result.warnings += rendered.warnings
     result.faces = len(rendered.faces) + len(rendered.backs)
+    if options.changed_since is not None:
+        from .diff.faces import card_faces, changed_between
+
+        with result.timed("compare", f"faces of version {options.changed_since.version}"):
+            only = changed_between(card_faces(project, options.changed_since), rendered.faces)
+        options = dataclasses.replace(options, only_cards=only, rulebook=False)
+    result.only_cards = options.only_cards
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_mod.Manifest(out_dir)
-    files = Rasteriser(project, options, progress).run(rendered, out_dir, result)
-    result.cards, result.files = rendered, files
+    rasteriser = Rasteriser(project, options, progress)
+    with Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        started = time.perf_counter()
+        files, jobs = rasteriser.plan(rendered)
+        queued = rasteriser.submit(jobs, workers)
+        planned = time.perf_counter()
+        rulebooks = None
+        if options.rulebook and snapshot.game.file.rulebook:
+            from .rulebook import start_rulebooks
 
-    if options.sheets:
-        from .sheets import build_sheets
+            rulebooks = start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers)
+        waited = time.perf_counter()
+        rasteriser.wait(jobs, queued)
+        result.timings.append(Timing("rasterise", planned - started + time.perf_counter() - waited,
+                                     f"{len(jobs)} of {len(files)} faces rendered to PDF/PNG, the rest cached"))
+        result.rendered = len(jobs)
+        result.cards, result.files = rendered, files
+        with result.timed("export", "SVG and PNG of every face into the output folder"):
+            rasteriser.publish(files, out_dir)
 
-        with progress.stage("Imposing print sheets"):
-            result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
-    if options.rulebook and snapshot.game.file.rulebook:
-        from .rulebook import build_rulebooks
+        if options.sheets:
+            from .sheets import build_sheets
 
-        with progress.stage("Laying out the rulebook"):
-            result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
+            with progress.stage("Imposing print sheets"):
+                for paper in options.papers:
+                    one = dataclasses.replace(options, papers=(paper,))
+                    with result.timed(f"sheets {paper.upper()}"):
+                        result.outputs += build_sheets(project, snapshot, rendered, files, one, out_dir, manifest)
+        if rulebooks is not None:
+            with progress.stage("Laying out the rulebook"):
+                result.outputs += rulebooks.finish()
+            result.timings += rulebooks.timings
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     manifest.forget_missing()
     manifest.save()
@@ -151,15 +207,16 @@ class Rasteriser:
         self.project = project
         self.options = options
         self.progress = progress
-        self.cache = cache_mod.Cache(project.build_dir / ".cache" / "faces")
+        self.cache = cache_mod.Cache(project.cache_dir / "faces")
         self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
                                         cache_mod.folder_digest(str(project.fonts_dir)))
 
     def key(self, face: Face) -> str:
         return cache_mod.digest_of(self.salt, face.digest)
 
-    def run(self, rendered: RenderedSet, out_dir: Path, result: BuildResult) -> dict[str, FaceFiles]:
-        from .rasterise import RenderJob, render_jobs
+    def plan(self, rendered: RenderedSet) -> tuple[dict[str, FaceFiles], list]:
+        """Where every face's PDF/PNG is cached, and the render jobs for those not there yet."""
+        from .rasterise import RenderJob
 
         faces = list(rendered.faces.values()) + list(rendered.backs.values())
         files: dict[str, FaceFiles] = {}
@@ -174,19 +231,33 @@ class Rasteriser:
             if need_pdf or need_png:
                 jobs.append(RenderJob(svg=face.svg, pdf=pdf if need_pdf else None,
                                       png=png if need_png else None, dpi=self.options.dpi, key=face.key))
-        if jobs:
-            self.progress.start("Rendering cards", len(jobs))
-            try:
-                render_jobs(jobs, workers=self.options.workers, on_done=lambda job: self.progress.advance(),
-                            fonts_dir=self.project.fonts_dir,
-                            cache_dir=self.project.build_dir / ".cache" / "fontconfig")
-            finally:
-                self.progress.stop()
-        result.rendered = len(jobs)
-        self._publish(files, out_dir)
-        return files
+        return files, jobs
 
-    def _publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
+    def submit(self, jobs: list, workers: Workers) -> dict | None:
+        """Queue the jobs in the build's workers; with one worker they run in `wait` instead."""
+        if not jobs or not workers.parallel:
+            return None
+        from .rasterise import submit_jobs
+
+        return submit_jobs(jobs, workers)
+
+    def wait(self, jobs: list, queued: dict | None) -> None:
+        """Render (or wait for) the jobs, showing a progress bar."""
+        if not jobs:
+            return
+        from .rasterise import collect_jobs, render_jobs
+
+        self.progress.start("Rendering cards", len(jobs))
+        try:
+            if queued is not None:
+                collect_jobs(queued, on_done=lambda job: self.progress.advance())
+            else:
+                render_jobs(jobs, workers=1, on_done=lambda job: self.progress.advance(),
+                            fonts_dir=self.project.fonts_dir, cache_dir=self.project.cache_dir / "fontconfig")
+        finally:
+            self.progress.stop()
+
+    def publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
         """Copy SVG and PNG of every face into the output folder; remove ones no longer built."""
         svg_dir, png_dir = out_dir / "svg", out_dir / "png"
         wanted_svg, wanted_png = set(), set()

@@ -46,6 +46,7 @@ from PIL import Image
 from cardgen.errors import BuildError
 from cardgen import atomic, fonts
 from cardgen.units import mm_to_px
+from cardgen.workers import Workers
 
 _MM_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*mm\s*")
 
@@ -206,6 +207,21 @@ def render_jobs(
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise
+
+
+def submit_jobs(jobs: list[RenderJob], pool: Workers) -> dict[Future, RenderJob]:
+    """Queue the jobs in a build's shared pool, beside its other work; `collect_jobs` waits."""
+    return {pool.submit(_run, job): job for job in jobs}
+
+
+def collect_jobs(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], None] | None = None) -> None:
+    """Wait for submitted jobs; the first failure cancels those not started and is raised."""
+    try:
+        _collect(dict(pending), on_done)
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        raise
 
 
 def _collect(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], None] | None):

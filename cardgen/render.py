@@ -74,7 +74,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
-            bytecode_cache=jinja_bytecode_cache(project.build_dir),
+            bytecode_cache=jinja_bytecode_cache(project.cache_dir),
         )
         self.env.globals.update(
             icon=self.icon,
@@ -120,28 +120,8 @@ class Renderer:
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
-
-        fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
-        "none" stretches it.
-        """
-        if not name:
-            return Markup("")
-        viewbox, body = _icon_source(self.project.icons_dir, name)
-        tint = colour or "#1f1a17"
-        suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
-        body = body.replace("currentColor", tint)
-        body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
-        body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
-        body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
-        op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
-        h = height if height is not None else size
-        aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
-                  "none": ' preserveAspectRatio="none"'}[fit]
-        return Markup(
-            f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-            f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
-        )
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icon_svg`."""
+        return icon_svg(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
 
     def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
                 min_size: float | None = None, font: str = "body", bold: bool = False,
@@ -249,6 +229,32 @@ class Renderer:
         except (KeyError, AttributeError, TypeError, ValueError) as exc:
             raise BuildError(f"template {template} failed for {self._current}: {exc}", loc) from None
         return _wrap_svg(body, context["w"], context["h"], context["bleed"])
+
+
+def icon_svg(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+             opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
+    """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+
+    fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
+    "none" stretches it. The rulebook draws its icons with this too, tinted as on the cards.
+    """
+    if not name:
+        return Markup("")
+    viewbox, body = _icon_source(icons_dir, name)
+    tint = colour or "#1f1a17"
+    suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
+    body = body.replace("currentColor", tint)
+    body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
+    body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
+    body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
+    op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
+    h = height if height is not None else size
+    aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
+              "none": ' preserveAspectRatio="none"'}[fit]
+    return Markup(
+        f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
+        f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
+    )
 
 
 def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:

@@ -28,7 +28,7 @@ from ..cache import Cache
 from ..errors import BuildError
 from ..fonts import FontSet
 from ..project import Project
-from ..render import Face, Renderer, RenderedSet
+from ..render import Face, RenderedSet, icon_svg
 from ..units import svg_number as _fmt
 from ..snapshot import Card, Effect, Snapshot
 
@@ -280,7 +280,6 @@ class Helpers:
         self.snapshot = snapshot
         self.rendered = rendered
         self.store = store
-        self.renderer = Renderer(project, snapshot)  # for icons tinted exactly as on the cards
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
 
@@ -444,7 +443,7 @@ class Helpers:
         if not name:
             raise RulebookError("icon(): no icon name given")
         try:
-            inner = self.renderer.icon(name, 0, 0, 100, colour)
+            inner = icon_svg(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
         except BuildError as exc:
             raise RulebookError(exc.message) from None
         return Markup(f'<svg class="icon" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
