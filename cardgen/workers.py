@@ -5,8 +5,9 @@ pool: while the cards of a version are still being rasterised, a free core alrea
 a rulebook, instead of each stage starting its own pool and waiting for the one before.
 
 Workers are spawned (not forked), so each starts with fontconfig untouched and points it at
-the project fonts before its first job. With one worker (`-j 1`, or a one-core machine) jobs
-run in this process, one after the other, at the moment they are submitted.
+the project fonts before its first job. With one worker (`-j 1`, or a one-core machine) a job
+runs in this process when its result is first asked for, so the stages keep the order in
+which the build waits for them (the cards, then the rulebook).
 """
 
 from __future__ import annotations
@@ -36,21 +37,19 @@ class Workers:
     def parallel(self) -> bool:
         return self.count > 1
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
-        """Run fn(*args) in a worker (started when first needed) or, with one worker, right now."""
-        if self.parallel:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=fonts.use_project_fonts, initargs=(self.fonts_dir, self.font_cache))
-            return self._pool.submit(fn, *args)
-        future: Future = Future()
-        try:
-            fonts.use_project_fonts(self.fonts_dir, self.font_cache)
-            future.set_result(fn(*args))
-        except Exception as exc:  # handed to whoever waits on the future, as a pool would
-            future.set_exception(exc)
-        return future
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future | Later:
+        """Run fn(*args) in a worker (started when first needed) or, with one worker, later here."""
+        if not self.parallel:
+            def here() -> Any:
+                fonts.use_project_fonts(self.fonts_dir, self.font_cache)
+                return fn(*args)
+
+            return Later(here)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
+                initializer=fonts.use_project_fonts, initargs=(self.fonts_dir, self.font_cache))
+        return self._pool.submit(fn, *args)
 
     def close(self, cancel: bool = False) -> None:
         if self._pool is not None:
@@ -62,3 +61,21 @@ class Workers:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(cancel=exc_type is not None)
+
+
+class Later:
+    """A call made in this process when its result is first asked for (the one-worker case)."""
+
+    def __init__(self, call: Callable[[], Any]):
+        self._call: Callable[[], Any] | None = call
+        self._result: Any = None
+
+    def result(self) -> Any:
+        if self._call is not None:
+            call, self._call = self._call, None
+            self._result = call()
+        return self._result
+
+    def cancel(self) -> bool:
+        self._call = None
+        return True

@@ -28,7 +28,7 @@ from ..pipeline import BuildOptions, FaceFiles, Output, Timing
 from ..project import Project
 from ..render import RenderedSet
 from ..snapshot import Snapshot
-from ..workers import Workers
+from ..workers import Later, Workers
 from .document import Pdf, render_html, write_pdf
 
 CODE_VERSION = "rulebook-1"  # bump when this package changes what a rulebook looks like
@@ -51,7 +51,7 @@ def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
 class _Layout:
     out: Path
     inputs: str
-    future: Future
+    future: Future | Later
     html_s: float
 
 
