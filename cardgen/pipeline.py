@@ -216,11 +216,9 @@ class Rasteriser:
 
     def plan(self, rendered: RenderedSet) -> tuple[dict[str, FaceFiles], list]:
         """Where every face's PDF/PNG is cached, and the render jobs for those not there yet."""
-        from .rasterise import RenderJob
-
         faces = list(rendered.faces.values()) + list(rendered.backs.values())
         files: dict[str, FaceFiles] = {}
-        jobs = []
+        missing = []
         for face in faces:
             key = self.key(face)
             pdf = self.cache.path(key, ".pdf")
@@ -229,9 +227,13 @@ class Rasteriser:
             need_pdf = not pdf.is_file()
             need_png = png is not None and not png.is_file()
             if need_pdf or need_png:
-                jobs.append(RenderJob(svg=face.svg, pdf=pdf if need_pdf else None,
-                                      png=png if need_png else None, dpi=self.options.dpi, key=face.key))
-        return files, jobs
+                missing.append((face, pdf if need_pdf else None, png if need_png else None))
+        if not missing:
+            return files, []  # a no-op rebuild does not even import cairo
+        from .rasterise import RenderJob
+
+        return files, [RenderJob(svg=face.svg, pdf=pdf, png=png, dpi=self.options.dpi, key=face.key)
+                       for face, pdf, png in missing]
 
     def submit(self, jobs: list, workers: Workers) -> dict | None:
         """Queue the jobs in the build's workers; with one worker they run in `wait` instead."""
