@@ -18,7 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from . import fonts
+from .render import fonts
 
 
 def worker_count(requested: int | None) -> int:

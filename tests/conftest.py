@@ -8,7 +8,7 @@ from typing import Iterator
 import pytest
 
 from cardgen.cli import main
-from cardgen.project import CACHE_ENV, load_project
+from cardgen.data.project import CACHE_ENV, load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,18 +14,18 @@ import math
 import re
 
 import pytest
+from conftest import ROOT
 from PIL import Image
 from pypdf import PdfReader
 
-from cardgen import cardtext
-from cardgen.describe import describe
+from cardgen.data import cardtext
+from cardgen.data.describe import describe
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.diff import changed_card_ids, diff_versions
 from cardgen.diff.formats import as_markdown, as_text
 from cardgen.diff.html import as_html
-from cardgen.project import load_project
-from cardgen.render import Renderer
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from cardgen.render.cards import CardRenderer
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_2_to_3_rules_and_style(kb):
     assert by_key["end_condition"].new_text == "Blade, Hilt, Upgrade"  # card-type labels from game.yml
     assert by_key["end_condition"].detail == "adds Upgrade"
     assert by_key["mine_action"].label == "Mine action"
-    assert [(c.key, c.old, c.new) for c in diff.style] == [("art_opacity", 0.10, 0.22)]
+    assert [(c.key, c.old, c.new) for c in diff.style] == [("art_opacity", 0.10, 0.5)]
 
 
 def test_2_to_3_card_changes_match_the_data(kb):
@@ -210,15 +210,16 @@ def test_html_is_self_contained_with_both_renders(kb, tmp_path, cli):
 def test_update_pack_prints_only_changed_cards(kb, cli, tmp_path, monkeypatch):
     _, snaps = kb
     rendered = []
-    render_card = Renderer.render_card
-    monkeypatch.setattr(Renderer, "render_card", lambda self, card: rendered.append(card) or render_card(self, card))
+    render_card = CardRenderer.render_card
+    monkeypatch.setattr(CardRenderer, "render_card",
+                        lambda self, card: rendered.append(card) or render_card(self, card))
     result = cli("build", "--version", "3", "--only-changed-since", "2", "--paper", "a4", "--no-png",
                  "--out", str(tmp_path), "--timings")
     assert result.code == 0, result.err
     assert len(rendered) == len(snaps["2"].cards) + len(snaps["3"].cards)  # each version's cards once
     timings = result.out[result.out.index("stage times:"):].splitlines()[1:]
-    assert [line.split()[0] for line in timings] == ["load", "validate", "render", "compare", "rasterise",
-                                                     "export", "sheets", "total"]
+    assert [line.split()[0] for line in timings] == ["load", "validate", "render", "preflight", "compare",
+                                                     "rasterise", "export", "sheets", "total"]
     seconds = [float(re.search(r"(\d+\.\d+) s", line).group(1)) for line in timings]
     assert all(s >= 0 for s in seconds) and seconds[2] > 0  # rendering the cards takes time
     assert sum(seconds[:-1]) <= seconds[-1] + 0.05  # without a rulebook every stage runs in this process

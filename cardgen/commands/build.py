@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
+from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import display_path
-from ..pipeline import PAPERS, BuildOptions, Timing, build
+from ..pipeline import build
 from ..workers import worker_count
 from .common import game_option, snapshot_from, version_option
 
@@ -36,12 +37,12 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
     project, snapshot = snapshot_from(ctx, game, version)
     old = None
     if since is not None:
-        from ..versions import resolve
+        from ..data.versions import resolve
 
         old = resolve(project, snapshot.game, since)
     loaded = time.perf_counter()
     options = BuildOptions(
-        papers=PAPERS if paper == "both" else (paper,),
+        papers=PAPER_NAMES if paper == "both" else (paper,),
         duplex=not fronts_only,
         png=not no_png,
         out_dir=out_dir,

@@ -10,6 +10,8 @@ import click
 from ..errors import InputError, display_path
 from .common import game_option, project_from, version_option
 
+WATCHER_START_SECONDS = 10.0
+
 
 @click.command(name="serve")
 @game_option
@@ -38,19 +40,21 @@ def command(ctx, game, version, host, port, no_browser):
         server = PreviewServer(preview, host, port)
     except OSError as exc:
         raise InputError(f"cannot listen on {host}:{port} ({exc.strerror}); pass another --port") from None
-    click.echo(f"Serving {state.game_name or 'the project'} {state.version} at {server.url} "
-               f"(watching {display_path(project.root)}; Ctrl-C stops)", err=True)
-    _report(state, 0.0)
-    stop = threading.Event()
+    stop, ready = threading.Event(), threading.Event()
 
     def on_change(changes: set) -> None:
         started = time.perf_counter()
         server.refresh()
         _report(preview.state, time.perf_counter() - started)
 
-    watcher = threading.Thread(target=watch_sources, args=(project.root, project.source_paths, on_change, stop),
-                               daemon=True)
+    watcher = threading.Thread(target=watch_sources, daemon=True,
+                               args=(project.root, project.source_paths, on_change, stop, ready))
     watcher.start()
+    ready.wait(WATCHER_START_SECONDS)
+    server.refresh()  # what was saved while the watcher started
+    click.echo(f"Serving {state.game_name or 'the project'} {state.version} at {server.url} "
+               f"(watching {display_path(project.root)}; Ctrl-C stops)", err=True)
+    _report(state if preview.state.serial == state.serial else preview.state, 0.0)
     if not no_browser:
         import webbrowser
 

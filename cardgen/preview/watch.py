@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable
 
 DEBOUNCE_MS = 80  # editors save in bursts (write, rename, chmod): one refresh per burst
+ARMED_PROBE_MS = 250
 
 
 def source_filter(sources: list[Path]) -> Callable[[object, str], bool]:
@@ -24,10 +25,18 @@ def source_filter(sources: list[Path]) -> Callable[[object, str], bool]:
 
 
 def watch_sources(root: Path, sources: list[Path], on_change: Callable[[set], None],
-                  stop: threading.Event) -> None:
-    """Block until `stop` is set, calling `on_change(changes)` after each burst of edits."""
+                  stop: threading.Event, ready: threading.Event | None = None) -> None:
+    """Block until `stop` is set, calling `on_change(changes)` after each burst of edits.
+
+    `ready` is set once the operating system's watches are in place: a save before that moment
+    is not seen, so the caller refreshes once more after it.
+    """
     from watchfiles import watch
 
-    for changes in watch(root, watch_filter=source_filter(sources), stop_event=stop,
-                         debounce=DEBOUNCE_MS, step=20, raise_interrupt=False):
-        on_change(changes)
+    # yield_on_timeout: the first (empty) yield tells that the watcher is armed
+    for changes in watch(root, watch_filter=source_filter(sources), stop_event=stop, debounce=DEBOUNCE_MS,
+                         step=20, rust_timeout=ARMED_PROBE_MS, yield_on_timeout=True, raise_interrupt=False):
+        if ready is not None and not ready.is_set():
+            ready.set()
+        if changes:
+            on_change(changes)
