@@ -54,6 +54,8 @@ class BuildResult:
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs
     files: dict[str, "FaceFiles"] = field(default_factory=dict)  # face key -> cached PDF/PNG
+    shrunk: dict[str, float] = field(default_factory=dict)  # face -> text size used / normal size
+    missing: list[str] = field(default_factory=list)  # messages the language's catalogs lack
 
 
 class Progress:
@@ -70,7 +72,12 @@ class Progress:
 
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
-    return project.build_dir / snapshot.game.id / snapshot.version
+    """build/<game>/<version>/ in the source language; a translation in its own sub-folder
+    (build/kings-blade/3.1/nl/), so no language overwrites another."""
+    folder = project.build_dir / snapshot.game.id / snapshot.version
+    if snapshot.language != snapshot.game.file.language:
+        folder = folder / snapshot.language
+    return folder
 
 
 def check_out_dir(project: Project, out_dir: Path) -> Path:
@@ -112,12 +119,25 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
         with progress.stage("Imposing print sheets"):
             result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
-    if options.rulebook and snapshot.game.file.rulebook:
+    translator = snapshot.translator
+    rulebook_words = translator is None or "rulebook" in translator.domains
+    if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
+        result.warnings.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for it "
+                               f"(card_data/{snapshot.game.id}/locale/{snapshot.language}/rulebook.po); "
+                               f"start one with `cardgen i18n update --lang {snapshot.language} --domain rulebook`")
+    if options.rulebook and snapshot.game.file.rulebook and rulebook_words:
         from .rulebook import build_rulebooks
 
         with progress.stage("Laying out the rulebook"):
             result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+    result.shrunk = dict(rendered.shrunk)
+    if translator is not None and translator.missing:
+        result.missing = list(translator.missing)
+        shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in result.missing[:5])
+        more = f" and {len(result.missing) - 5} more" if len(result.missing) > 5 else ""
+        result.warnings.append(f"{len(result.missing)} string(s) not translated into '{snapshot.language}', "
+                               f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
     manifest.forget_missing()
     manifest.save()
     return result

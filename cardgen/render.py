@@ -23,6 +23,7 @@ from . import cardtext, textfit
 from .cache import jinja_bytecode_cache
 from .errors import BuildError, Loc
 from .fonts import FontSet
+from .i18n.translator import translator_of
 from .project import Project
 from .snapshot import Card, Snapshot
 from .units import svg_number as _fmt
@@ -54,6 +55,7 @@ class RenderedSet:
     faces: dict[str, Face] = field(default_factory=dict)  # card id -> face
     backs: dict[str, Face] = field(default_factory=dict)  # deck id -> back (absent: blank back)
     warnings: list[str] = field(default_factory=list)
+    shrunk: dict[str, float] = field(default_factory=dict)  # face -> smallest text size / its normal size
 
 
 class Renderer:
@@ -63,6 +65,7 @@ class Renderer:
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
         self.warnings: list[str] = []
+        self.shrunk: dict[str, float] = {}
         self._current: str = ""
         self.env = Environment(
             loader=FileSystemLoader([
@@ -75,7 +78,10 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             bytecode_cache=jinja_bytecode_cache(project.build_dir),
+            extensions=["jinja2.ext.i18n"],
         )
+        self.env.policies["ext.i18n.trimmed"] = True
+        translator_of(snapshot).install(self.env)
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
@@ -96,6 +102,7 @@ class Renderer:
             if deck.back and self.snapshot.cards_in_deck(deck_id):
                 result.backs[deck_id] = self.render_back(deck_id)
         result.warnings = list(self.warnings)
+        result.shrunk = dict(self.shrunk)
         return result
 
     def render_card(self, card: Card) -> Face:
@@ -156,6 +163,7 @@ class Renderer:
             self.warnings.append(
                 f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
             )
+        self._note_size(layout.size, size)
         return Markup(self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill))
 
     def paragraphs(self, items: list, x: float, y: float, w: float, h: float, *, size: float,
@@ -179,6 +187,7 @@ class Renderer:
         else:
             self.warnings.append(f"{self._current}: {len(items)} paragraphs do not fit their box even at "
                                  f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+        self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
@@ -193,6 +202,13 @@ class Renderer:
         return cardtext.effect_runs(self.snapshot, effect)
 
     # --- internals ---------------------------------------------------------------------------
+
+    def _note_size(self, used: float, normal: float) -> None:
+        """Remember text that had to shrink: the build reports it per language (Italian runs
+        longer than English, so the same card may fit in one and shrink in the other)."""
+        if normal > 0 and used < normal - 1e-6:
+            ratio = used / normal
+            self.shrunk[self._current] = min(ratio, self.shrunk.get(self._current, 1.0))
 
     def _runs(self, content: Any, bold: bool, italic: bool) -> list:
         if isinstance(content, (str, int, float)):

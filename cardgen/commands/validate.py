@@ -7,18 +7,19 @@ import json
 import click
 
 from ..validate import validate
-from .common import format_option, game_option, snapshot_from, version_option
+from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="validate")
 @game_option
 @version_option
+@lang_option
 @format_option
 @click.option("--strict", is_flag=True, help="Treat warnings as problems (exit 1).")
 @click.pass_context
-def command(ctx, game, version, fmt, strict):
+def command(ctx, game, version, lang, fmt, strict):
     """Check a game version: references, counts, rules, and the game's own checks."""
-    project, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     findings = validate(project, snapshot)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]

@@ -28,6 +28,7 @@ from ..project import Project
 from ..render import RenderedSet
 from ..snapshot import Snapshot
 from ..cache import jinja_bytecode_cache
+from ..i18n.translator import translator_of
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -59,7 +60,10 @@ def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, tem
         trim_blocks=True,
         lstrip_blocks=True,
         bytecode_cache=jinja_bytecode_cache(project.build_dir),
+        extensions=["jinja2.ext.i18n"],
     )
+    env.policies["ext.i18n.trimmed"] = True
+    translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
         contents=contents,
