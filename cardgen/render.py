@@ -211,6 +211,8 @@ class Renderer:
             self.shrunk[self._current] = min(ratio, self.shrunk.get(self._current, 1.0))
 
     def _runs(self, content: Any, bold: bool, italic: bool) -> list:
+        if isinstance(content, Markup):  # a translated template string: text, not markup
+            content = content.unescape()
         if isinstance(content, (str, int, float)):
             return [textfit.Text(str(content), bold=bold, italic=italic)]
         runs = []

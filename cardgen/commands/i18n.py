@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from ..errors import display_path
@@ -87,7 +89,7 @@ def status_command(ctx, game, langs, show_all):
         status = language_status(g, lang, templates)
         incomplete |= not status.complete
         state = "complete" if status.complete else "INCOMPLETE"
-        click.echo(f"{lang}: {status.percent:.0f}% {state}")
+        click.echo(f"{lang}: {math.floor(status.percent)}% {state}")
         for d in status.domains:
             if not d.exists:
                 click.echo(f"  {d.domain}: no catalog ({d.total} messages; "

@@ -56,7 +56,7 @@ def template_files(project: Project, game: Game) -> list[tuple[str, Path]]:
 
 def _template_messages(path: Path):
     try:
-        for line, _func, message, comments in extract_from_file(
+        for line, message, comments, _context in extract_from_file(
                 babel_extract, path, keywords=DEFAULT_KEYWORDS, comment_tags=("Translators:",),
                 options=JINJA_OPTIONS):
             yield line, message, comments
