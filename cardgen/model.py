@@ -72,6 +72,9 @@ class CardType(Strict):
     template: str = Field(description="Face template, relative to templates/<game>/.")
     size: SizeRef | None = Field(None, description="Named size or explicit size; default: the game's card_size.")
     shape: Literal["rect", "circle"] = "rect"
+    component: Literal["card", "board", "tile", "token"] = Field(
+        "card", description="What the piece is where it matters (Tabletop Simulator): card (in a deck), "
+                            "board (one image), tile (two-sided piece), token (one-sided piece).")
     fields: dict[str, ValueSpec] = Field(default_factory=dict)
     effects: bool = Field(False, description="May cards of this type carry effects?")
     per_player: int | None = Field(None, description="Components of this type per player (set-up).")

@@ -72,6 +72,10 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
     if quiet:
         return
     for obj in objects:
+        if not hasattr(obj, "sheets"):  # a board, tile or token object
+            click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {obj.copies} {obj.kind}(s), "
+                       f"{len(obj.pieces)} different")
+            continue
         sheets = ", ".join(f"{s.cols}x{s.rows} of {s.cell[0]}x{s.cell[1]} px" for s in obj.sheets)
         click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {len(obj.copies)} cards, "
                    f"{sum(len(s.cards) for s in obj.sheets)} different ({sheets})")

@@ -93,7 +93,7 @@ def status_command(ctx, game, langs, show_all):
         for d in status.domains:
             if not d.exists:
                 click.echo(f"  {d.domain}: no catalog ({d.total} messages; "
-                           f"start it with `cardgen i18n update --game {g.id} --lang {lang}`)")
+                           f"start it with `cardgen i18n update --game {g.id} --lang {lang} --domain {d.domain}`)")
                 continue
             extra = f", {d.obsolete} obsolete" if d.obsolete else ""
             click.echo(f"  {d.domain}: {d.translated}/{d.total} translated, {len(d.untranslated)} untranslated, "
