@@ -134,10 +134,13 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     result.shrunk = dict(rendered.shrunk)
     if translator is not None and translator.missing:
         result.missing = list(translator.missing)
-        shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in result.missing[:5])
-        more = f" and {len(result.missing) - 5} more" if len(result.missing) > 5 else ""
-        result.warnings.append(f"{len(result.missing)} string(s) not translated into '{snapshot.language}', "
-                               f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
+        # strings of the data are validator findings with their file:line; these are the templates'
+        templates = [m for m in result.missing if m not in translator.missing_locs]
+        shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in templates[:5])
+        more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
+        if templates:
+            result.warnings.append(f"{len(templates)} template string(s) not translated into '{snapshot.language}', "
+                                   f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
     manifest.forget_missing()
     manifest.save()
     return result

@@ -61,8 +61,20 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_cards()
     ctx.check_rules()
     ctx.check_claims()
+    _check_translation(snapshot, report)
     run_plugin(snapshot, report)
     return sorted(report.findings, key=_order)
+
+
+def _check_translation(snapshot: Snapshot, report: Report) -> None:
+    """In a translation, every string of the data its catalogs lack (printed in the source language)."""
+    translator = snapshot.translator
+    if translator is None or translator.is_source:
+        return
+    for msgid, loc in translator.missing_locs.items():
+        text = " ".join(msgid.split())
+        report.warning("untranslated", f"not translated into '{translator.lang}', printed in "
+                       f"'{translator.source_lang}': {text if len(text) <= 60 else text[:57] + '...'!r}", loc=loc)
 
 
 def _order(f: Finding):

@@ -128,9 +128,18 @@ def test_changed_source_string_becomes_untranslated_then_outdated(project_copy, 
     assert status.code == 1
     assert f"card_data/kings-blade/game.yml:{line}: outdated: 'The Deep Mine'" in status.out
 
+    validate = cli("validate", "--version", "3.1", "--lang", "nl", cwd=project_copy)
+    assert validate.code == 0  # a warning: the card prints, in English
+    col = text.splitlines()[line - 1].index("The Mine") + 1
+    assert (f"card_data/kings-blade/game.yml:{line}:{col}: warning: not translated into 'nl', printed in 'en': "
+            "'The Deep Mine' (untranslated)") in validate.out
+    strict = cli("validate", "--version", "3.1", "--lang", "nl", "--strict", cwd=project_copy)
+    assert strict.code == 1
+
     build = cli("build", "--version", "3.1", "--lang", "nl", "--paper", "a4", "--no-png", cwd=project_copy)
     assert build.code == 0, build.err
-    assert "1 string(s) not translated into 'nl'" in build.err and "'The Deep Mine'" in build.err
+    assert f"game.yml:{line}:{col}: warning: not translated into 'nl'" in build.err and "'The Deep Mine'" in build.err
+    assert "template string(s)" not in build.err
 
 
 def test_unknown_and_missing_languages_are_one_line(cli):

@@ -23,8 +23,14 @@ def localise(snapshot: Snapshot, lang: str | None = None) -> Snapshot:
     result = copy.deepcopy(snapshot) if lang != source else copy.copy(snapshot)
     if lang != source:
         for item in items(result):
-            if item.set is not None and item.domain in translator.domains:
+            if item.domain not in translator.domains:
+                continue
+            if item.plural is not None:  # chosen when printed; probe it now to know whether it is missing
+                translator.ngettext(item.msgid, item.plural, 1)
+            elif item.set is not None:
                 item.set(translator.gettext(item.msgid))
+            if item.msgid in translator.missing:
+                translator.missing_locs.setdefault(item.msgid, item.loc)
     result.lang = lang
     result.translator = translator
     return result

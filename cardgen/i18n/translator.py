@@ -35,6 +35,7 @@ class Translator:
         self.domains: set[str] = {"cards", "rulebook"} if self.is_source else set()
         self.messages: dict[str, tuple[str, ...]] = {}
         self.missing: dict[str, None] = {}  # ordered set of msgids
+        self.missing_locs: dict[str, object] = {}  # msgid -> where the data says it (errors.Loc)
         plural_expr = "(n != 1)"
         for catalog in catalogs or []:
             plural_expr = catalog.plural_expr or plural_expr
