@@ -107,6 +107,9 @@ def test_backs_have_no_frame_no_upside_down_name_and_no_format_name(rendered, fo
             if game == "kings-blade":  # three decks of one size: each back names its deck, upright
                 deck = snapshot.game.decks[deck_id]
                 assert texts in ([snapshot.game.name, deck.name], []), (deck_id, texts)
+            elif game == "kings-guild":  # six poker decks (and the Room tiles): each names its deck
+                deck = snapshot.game.decks[deck_id]
+                assert texts in ([snapshot.game.name, deck.name], [deck.name], []), (deck_id, texts)
             else:  # told apart by colour and emblem: only the game's name, at the top
                 assert texts == ([] if back.shape == "circle" else [snapshot.game.name]), (game, deck_id, texts)
                 assert all(s.box[3] < h / 2 for s in shapes if s.kind == "text")
