@@ -10,9 +10,9 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from cardgen.i18n.translator import Translator
-from cardgen.project import load_project
-from cardgen.versions import load_game
+from cardgen.data.project import load_project
+from cardgen.data.translator import Translator
+from cardgen.data.versions import load_game
 
 from conftest import ROOT
 

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.sheets import sheet_groups
-from cardgen.versions import load_game, resolve
+from cardgen.imposition.stage import sheet_groups
+from cardgen.pipeline import build
 from conftest import ROOT
 
 GAME = "kings-guild"
@@ -93,7 +94,7 @@ def test_treasures_rooms_specialists_tokens_and_boards():
 
 def test_card_text_comes_from_structured_effects():
     _, s = _snapshot()
-    from cardgen.cardtext import card_plain
+    from cardgen.data.cardtext import card_plain
 
     assert card_plain(s, s.card("tg-borsa")) == "Prendi 3 monete [Moneta]".replace(" [Moneta]", "")
     assert card_plain(s, s.card("s-architetto")) == "Le Stanze ti costano 1 moneta in meno"

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import cardtext
-from ..pipeline import Progress
-from ..project import Project
-from ..render import Renderer
-from ..snapshot import Card, Snapshot
-from .images import Shot, render_shots, trim_frame, write_if_changed
+from ..buildtypes import Progress
+from ..data import cardtext
+from ..data.project import Project
+from ..data.snapshot import Card, Snapshot
+from ..render.cards import CardRenderer
+from .images import Shot, rasterise_shots, trim_frame, write_if_changed
 
 PIECES = ("board", "tile", "token")
 TTS_PIECE_MM = 50.8  # the longer side of a custom tile, token or board at scale 1 (2 TTS units)
@@ -99,7 +99,7 @@ def pixel_size(size_mm: tuple[float, float]) -> tuple[int, int]:
 
 def write_piece_images(project: Project, snapshot: Snapshot, objects: list[PieceObject], out_dir: Path,
                        workers: int | None = None, progress: Progress | None = None) -> None:
-    renderer = Renderer(project, snapshot)
+    renderer = CardRenderer(project, snapshot)
     bleed = snapshot.game.file.bleed_mm
     shots, names = [], []
     for obj in objects:
@@ -112,7 +112,7 @@ def write_piece_images(project: Project, snapshot: Snapshot, objects: list[Piece
             back = renderer.render_back(obj.deck_id)
             shots.append(Shot(back, trim_frame(back, bleed), cell))
             names.append(obj.pieces[0].back_file)
-    for name, path in zip(names, render_shots(project, shots, workers, progress)):
+    for name, path in zip(names, rasterise_shots(project, shots, workers, progress)):
         write_if_changed(out_dir / name, path.read_bytes())
 
 

@@ -15,10 +15,10 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
 from jinja2.ext import babel_extract
 from jinja2.exceptions import TemplateSyntaxError
 
+from ..data.project import Project
+from ..data.snapshot import Game
+from ..data.versions import available_versions, resolve
 from ..errors import InputError, Loc
-from ..project import Project
-from ..snapshot import Game
-from ..versions import available_versions, resolve
 from .catalogs import FIXED_DATE
 from .strings import CARDS, DOMAINS, RULEBOOK, items
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from ..snapshot import Snapshot
+from ..data.snapshot import Snapshot
 from .catalogs import check_language, translator_for
 from .strings import items
 

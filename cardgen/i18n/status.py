@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from babel.messages.catalog import Catalog
 
-from ..snapshot import Game
+from ..data.snapshot import Game
 from .catalogs import po_path, read
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from .. import yamlsource
+from ..data import yamlsource
+from ..data.model import PluralText, ValueSpec
+from ..data.snapshot import Snapshot
 from ..errors import Loc
-from ..model import PluralText, ValueSpec
-from ..snapshot import Snapshot
 
 CARDS, RULEBOOK = "cards", "rulebook"
 DOMAINS = (CARDS, RULEBOOK)

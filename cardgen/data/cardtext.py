@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .i18n.translator import translator_of
+from .translator import translator_of
 from .model import PluralText
 from .snapshot import Effect, Snapshot
 
