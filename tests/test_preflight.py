@@ -246,3 +246,16 @@ def test_build_warns_and_validate_lists_the_findings(project_copy, cli, tmp_path
     assert strict.code == 1
     clean = cli("validate", "--version", "3.1", "--strict")
     assert clean.code == 0, clean.out
+
+
+def test_validate_reports_text_that_does_not_fit(project_copy, cli):
+    """What build warns about in the cards, validate lists too (and --strict fails on it)."""
+    path = project_copy / "versions" / "kings-blade" / "3.1.yml"
+    path.write_text(path.read_text(encoding="utf-8") + "\ncards:\n  - {id: long-name, type: upgrade, name: "
+                    "\"The Exceedingly Long And Ornately Named Philosopher's Crucible Of Ages\", points: 1, "
+                    "needs: 2, count: 1, art: kings-blade/art-gem, effects: [{when: orcish, do: points, amount: 1}]}\n",
+                    encoding="utf-8")
+    result = cli("validate", "--version", "3.1", "--strict", cwd=project_copy)
+    assert result.code == 1
+    lines = [line for line in result.out.splitlines() if "(text-overflow)" in line]
+    assert len(lines) == 1 and "card 'long-name': text does not fit its box" in lines[0]
