@@ -31,6 +31,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..errors import BuildError, Loc
+from ..data.translator import translator_of
 from ..units import svg_number as _fmt
 from . import textfit
 from .fonts import FontSet
@@ -48,6 +49,7 @@ class CardRenderer:
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
         self.warnings: list[str] = []
+        self.shrunk: dict[str, float] = {}
         self._current: str = ""
         self.env = Environment(
             loader=FileSystemLoader([
@@ -60,7 +62,10 @@ class CardRenderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             bytecode_cache=jinja_bytecode_cache(project.cache_dir),
+            extensions=["jinja2.ext.i18n"],
         )
+        self.env.policies["ext.i18n.trimmed"] = True
+        translator_of(snapshot).install(self.env)
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
@@ -83,6 +88,7 @@ class CardRenderer:
             if deck.back and self.snapshot.cards_in_deck(deck_id):
                 result.backs[deck_id] = self.render_back(deck_id)
         result.warnings = list(self.warnings)
+        result.shrunk = dict(self.shrunk)
         return result
 
     def render_card(self, card: Card) -> Face:
@@ -123,6 +129,7 @@ class CardRenderer:
             self.warnings.append(
                 f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
             )
+        self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
 
@@ -147,6 +154,7 @@ class CardRenderer:
         else:
             self.warnings.append(f"{self._current}: {len(items)} paragraphs do not fit their box even at "
                                  f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+        self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
@@ -183,7 +191,16 @@ class CardRenderer:
 
     # --- internals ---------------------------------------------------------------------------
 
+    def _note_size(self, used: float, normal: float) -> None:
+        """Remember text that had to shrink: the build reports it per language (Italian runs
+        longer than English, so the same card may fit in one and shrink in the other)."""
+        if normal > 0 and used < normal - 1e-6:
+            ratio = used / normal
+            self.shrunk[self._current] = min(ratio, self.shrunk.get(self._current, 1.0))
+
     def _runs(self, content: Any, bold: bool, italic: bool) -> list:
+        if isinstance(content, Markup):  # a translated template string: text, not markup
+            content = content.unescape()
         if isinstance(content, (str, int, float)):
             return [textfit.Text(str(content), bold=bold, italic=italic)]
         runs = []
