@@ -34,6 +34,7 @@ class Item:
     text: str
     bands: tuple[str, ...] = ("bottom", "top", "left", "right")
     scale: bool = False
+    shorter: tuple[str, ...] = ()  # shorter wordings, tried in order where the text does not fit
 
 
 def place(items: list[Item], page: int, page_w: float, page_h: float, margin: float, art: Rect,
@@ -44,9 +45,13 @@ def place(items: list[Item], page: int, page_w: float, page_h: float, margin: fl
     labels, bars = [], []
     for item in items:
         placed = None
-        for size in (TEXT_PT, MIN_TEXT_PT):
-            for name in item.bands:
-                placed = _try(item, size, name, bands[name], free[name], page, font)
+        for text in (item.text, *item.shorter):
+            candidate = Item(text, item.bands, item.scale)
+            for size in (TEXT_PT, MIN_TEXT_PT):
+                for name in item.bands:
+                    placed = _try(candidate, size, name, bands[name], free[name], page, font)
+                    if placed:
+                        break
                 if placed:
                     break
             if placed:

@@ -105,9 +105,10 @@ def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: 
                 plan, placed = _page_plan(sheet, len(plans), side, keys, back_offset_mm)
                 line = " \u00b7 ".join(p for p in (footer_title, f"sheet {n + 1}/{len(sheets)}, {side}",
                                                    paper.name, mode) if p)
-                items = [Item(line)]
+                short = f"sheet {n + 1}/{len(sheets)}, {side}"
+                items = [Item(line, shorter=(f"{short} \u00b7 {paper.name} \u00b7 {mode}", short))]
                 if n == 0 and side == "front":
-                    items = [Item(NOTICE, ("top", "bottom", "left", "right")),
+                    items = [Item(NOTICE, ("top", "bottom", "left", "right"), shorter=("Print at 100 %",)),
                              Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)] + items
                 art = sheet.layout.art_extent()
                 plan.labels, bars = place(items, len(plans), plan.w_mm, plan.h_mm,
