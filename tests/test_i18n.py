@@ -54,7 +54,7 @@ def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
     root, runs = dutch
     code, out, err = runs["nl"]
     assert code == 0, err
-    sheets = root / "build" / "kings-blade" / "3.1" / "nl" / "sheets-a4.pdf"
+    sheets = root / "build" / "kings-blade" / "3.1" / "nl" / "sheets-a4-duplex.pdf"
     text = _pdf_text(sheets)
     # Arming Sword: {orcish: points 1}, {elvish: points 3} -> singular and plural of one message
     assert "Ridderzwaard" in text and "Smidsbalg" in text
@@ -62,8 +62,8 @@ def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
     assert "gieten" in text and "Als je giet" in text
     assert "sword point" not in text and "When you" not in text
     # the Dutch build went to its own folder, and the English one to the usual place
-    assert (root / "build" / "kings-blade" / "3.1" / "sheets-a4.pdf").is_file()
-    english = _pdf_text(root / "build" / "kings-blade" / "3.1" / "sheets-a4.pdf")
+    assert (root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf").is_file()
+    english = _pdf_text(root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf")
     assert "+1 sword point" in english and "+3 sword points" in english and "zwaardpunt" not in english
 
 

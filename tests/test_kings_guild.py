@@ -222,8 +222,8 @@ def test_rulebooks_show_the_real_boards(built):
 
 
 def test_cards_in_english(built):
-    en = _text(built["en"][2] / "sheets-a4.pdf")
-    it = _text(built["it"][2] / "sheets-a4.pdf")
+    en = "".join(_text(p) for p in sorted(built["en"][2].glob("sheets-a4-*.pdf")))  # duplex + one-sided
+    it = "".join(_text(p) for p in sorted(built["it"][2].glob("sheets-a4-*.pdf")))
     assert "Throne Room" in en and "Sala del Trono" in it
     assert "Rooms cost you 1 coin less" in en and "Rooms cost you 2 coins less" in en
     assert "Le Stanze ti costano 1 moneta in meno" in it and "Le Stanze ti costano 2 monete in meno" in it
@@ -247,11 +247,11 @@ def test_main_board_is_tiled_and_tokens_are_cut(built):
     assert summary[(22, 22, "circle")] == (False, 12)         # Seals
     assert summary[(20, 20, "circle")] == (False, 30)         # coins
     assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
-    pages = PdfReader(out / "sheets-a4.pdf").pages
+    pages = PdfReader(out / "sheets-a4-onesided.pdf").pages  # tiles are printed one-sided
     footers = [page.extract_text().splitlines()[-1] for page in pages]
     tiles = [f for f in footers if "tabellone · tile" in f]
     assert len(tiles) == 4 and sum("tile 1,1 of 2 x 2" in f for f in tiles) == 1
-    # landscape pages, each tile region 10 mm into its neighbour's
+    # landscape pages, each tile region 4 mm into its neighbour's
     for page in pages:
         if "tabellone · tile" in page.extract_text():
             assert float(page.mediabox.width) > float(page.mediabox.height)
