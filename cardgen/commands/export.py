@@ -51,12 +51,7 @@ def _checked_snapshot(ctx, game, version):
 @click.pass_context
 def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
     """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
-    from ..export.install import (
-        file_url,
-        folder_name,
-        install_objects,
-        saved_objects_dir,
-    )
+    from ..export.install import file_url, folder_name, install_objects, saved_objects_dir
     from ..export.tts import export_tts, write_objects
 
     project, snapshot = _checked_snapshot(ctx, game, version)

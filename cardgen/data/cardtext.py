@@ -57,7 +57,7 @@ def _plural(n: Any, word: str, plural: str | None = None) -> str:
     return word if n == 1 else (plural or word + "s")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _env() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
     env.globals.update(icon=_icon, plural=_plural)

@@ -8,11 +8,12 @@ the game itself (`card_types`, `effects`, `rules`), so the core never knows abou
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
-from ..errors import InputError, InputErrors
+from ..errors import CardgenError, InputError, InputErrors
 from .yamlsource import YamlDocument, type_name
 
 Colour = str  # "#rrggbb"; checked by the validator
@@ -60,7 +61,7 @@ class Size(Strict):
     height_mm: float = Field(gt=0)
 
 
-SizeRef = Union[str, Size]
+SizeRef = str | Size
 
 
 class CardType(Strict):
@@ -221,16 +222,19 @@ class VersionFile(Strict):
 # --- validation with locations ----------------------------------------------------------------
 
 
-def parse_model(model: type[BaseModel], doc: YamlDocument) -> BaseModel:
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_model(model: type[M], doc: YamlDocument) -> M:
     """Validate a document against a model; every problem becomes a file:line:column line."""
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
-        errors = [config_error(model, doc, err) for err in exc.errors()]
+        errors: list[CardgenError] = [config_error(model, doc, err) for err in exc.errors()]
         raise InputErrors(errors) if len(errors) > 1 else errors[0] from None
 
 
-def config_error(model: type[BaseModel], doc: YamlDocument, err: dict) -> InputError:
+def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -> InputError:
     path = tuple(p for p in err["loc"] if not (isinstance(p, str) and _is_union_tag(p)))
     kind = err["type"]
     if kind == "extra_forbidden":
@@ -246,7 +250,7 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: dict) -> InputE
     return InputError(f"{where}: {_expected(err)}{found}", doc.loc(*path))
 
 
-def _expected(err: dict) -> str:
+def _expected(err: ErrorDetails) -> str:
     msg = err["msg"]
     msg = msg[0].lower() + msg[1:]
     return msg.replace("input should be", "expected").replace("should be", "expected")

@@ -11,17 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Loc
-from .model import (
-    CardType,
-    Claim,
-    Deck,
-    EffectKind,
-    GameFile,
-    Notes,
-    Size,
-    Symbol,
-    ValueSpec,
-)
+from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Size, Symbol, ValueSpec
 
 NAMED_SIZES = {
     "poker": Size(width_mm=63, height_mm=88),

@@ -2,25 +2,21 @@
 
 Core checks know only the generic format (card types, fields, symbols, effects, rules, decks,
 claims). A game may add checks of its own in a plug-in beside its data (`plugin:` in game.yml):
-a Python file defining `check(snapshot, report)`.
+a Python file defining the `check(snapshot, report)` hook of the contract in `plugin.py`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import re
-import sys
-import types
 from fractions import Fraction
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jinja2 import TemplateError
 
 from ..errors import BuildError, Finding, Loc
 from . import cardtext
 from .model import ValueSpec
+from .plugin import HOOKS, defined_hooks, load_plugin
 from .project import Project
 from .snapshot import Card, Snapshot
 
@@ -317,6 +313,7 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
 
 
 def run_plugin(snapshot: Snapshot, report: Report) -> None:
+    """The game plug-in's `check` hook (see plugin.py for the contract)."""
     name = snapshot.game.file.plugin
     if not name:
         return
@@ -326,43 +323,17 @@ def run_plugin(snapshot: Snapshot, report: Report) -> None:
     if module is None:
         report.error("plugin", f"plug-in {name} not found beside game.yml", loc=loc)
         return
-    check: Callable | None = getattr(module, "check", None)
-    if not callable(check):
-        report.error("plugin", f"plug-in {name} defines no check(snapshot, report) function", loc=loc)
+    hooks = defined_hooks(module)
+    if not hooks:
+        report.error("plugin", f"plug-in {name} defines none of the hooks cardgen calls "
+                               f"({', '.join(f'{h}()' for h in HOOKS)}; see cardgen/data/plugin.py)", loc=loc)
+        return
+    if "check" not in hooks:
         return
     try:
-        check(snapshot, report)
+        module.check(snapshot, report)
     except Exception as exc:  # a broken plug-in is a data problem, reported like one
         report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=Loc(path))
-
-
-def load_plugin(path: Path):
-    """Import a game's plug-in as `<package>.<stem>` of a package made of its folder.
-
-    The package lets a plug-in split its work into sibling modules (`from . import engine`), and
-    its name is a digest of the folder, the same in every process, so worker processes that load
-    the plug-in again get the same module names.
-    """
-    if not path.is_file():
-        return None
-    folder = path.resolve().parent
-    package = "cardgen_plugin_" + hashlib.sha1(str(folder).encode()).hexdigest()[:12]
-    mod_name = f"{package}.{path.stem}"
-    if mod_name in sys.modules:
-        return sys.modules[mod_name]
-    if package not in sys.modules:
-        pkg = types.ModuleType(package)
-        pkg.__path__ = [str(folder)]
-        sys.modules[package] = pkg
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[mod_name]
-        raise
-    return module
 
 
 class ValidationFailed(BuildError):

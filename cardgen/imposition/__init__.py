@@ -5,16 +5,7 @@ grid/gutter rule, `marks` for crop and alignment marks, `pdfwrite` for how piece
 and deduplicated, `impose.impose` for duplex and `tiling.tile` for oversized components.
 """
 
-from .geometry import (
-    PAPER_SIZES,
-    ImposedSheets,
-    Mark,
-    Paper,
-    Placement,
-    Rect,
-    SheetSpec,
-    Slot,
-)
+from .geometry import PAPER_SIZES, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .impose import impose
 from .layout import SheetLayout, grid_for, layout_for
 from .tiling import tile

@@ -8,14 +8,7 @@ from pathlib import Path
 from .geometry import ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .layout import SheetLayout, layout_for
 from .marks import circle_marks, crop_marks
-from .pdfwrite import (
-    Draw,
-    PagePlan,
-    SourceLibrary,
-    fit_footer,
-    register_font,
-    write_sheet_pdf,
-)
+from .pdfwrite import Draw, PagePlan, SourceLibrary, fit_footer, register_font, write_sheet_pdf
 
 
 def impose(slots: list[Slot], spec: SheetSpec, paper: Paper, out: Path, *,
@@ -41,7 +34,8 @@ def impose(slots: list[Slot], spec: SheetSpec, paper: Paper, out: Path, *,
     with SourceLibrary() as library:
         keys = [(library.add(s.front, size), library.add(s.back, size) if s.back else None)
                 for s in slots]
-        plans, placements = [], []
+        plans: list[PagePlan] = []
+        placements: list[Placement] = []
         sides = ("front", "back") if duplex else ("front",)
         for sheet in range(sheets):
             first = sheet * per_page

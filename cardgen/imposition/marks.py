@@ -6,7 +6,7 @@ may paint, so they can never cross a trim box, and are not hidden by (or confuse
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .geometry import EPS_MM, Mark, Rect
 
@@ -24,7 +24,7 @@ def crop_marks(page: int, trims: Iterable[Rect], art: Rect, visible: Rect,
 
     Shared lines of a grid give identical marks; those are kept once, in a stable order.
     """
-    marks: dict[tuple[float, ...], Mark] = {}
+    marks: dict[tuple[str | float, ...], Mark] = {}
     for trim in trims:
         for cx, cy, dx, dy in ((trim.x, trim.y, -1, -1), (trim.x1, trim.y, 1, -1),
                                (trim.x, trim.y1, -1, 1), (trim.x1, trim.y1, 1, 1)):
@@ -43,7 +43,7 @@ def crop_marks(page: int, trims: Iterable[Rect], art: Rect, visible: Rect,
     return list(marks.values())
 
 
-def _key(mark: Mark) -> tuple[float, ...]:
+def _key(mark: Mark) -> tuple[str | float, ...]:
     return (mark.kind, *(round(v, 4) for v in (mark.x0, mark.y0, mark.x1, mark.y1)))
 
 

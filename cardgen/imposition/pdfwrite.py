@@ -22,11 +22,12 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from ..atomic import atomic_path
-from ..units import mm_to_pt, pt_to_mm
+from ..builtin import FONTS_DIR
+from ..units import decimal, mm_to_pt, pt_to_mm
 from .geometry import Mark, Rect
 from .marks import ALIGN_HALF_MM, keep_clear_of
 
-DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
+DEFAULT_FONT = FONTS_DIR / "AlegreyaSans-Regular.ttf"
 LINE_PT = 0.25
 CUT_CASING_PT = 1.0  # white casing under a cut line drawn over art
 FOOTER_PT = 6.0
@@ -109,7 +110,7 @@ class SourceLibrary(contextlib.AbstractContextManager):
 
     def install(self, target: pikepdf.Pdf, keys: list[str]) -> dict[str, tuple[pikepdf.Name, pikepdf.Object]]:
         """Copy each source in `keys` into `target` once; names follow first use, so stable."""
-        installed = {}
+        installed: dict[str, tuple[pikepdf.Name, pikepdf.Object]] = {}
         for key in keys:
             if key not in installed:
                 form = target.copy_foreign(self._sources[key].form)
@@ -243,18 +244,13 @@ def _place(pdf: pikepdf.Pdf, page: pikepdf.Page, draws: list[Draw],
         llx, lly = library.origin_pt(draw.key)
         c = draw.clip
         ops.append(
-            f"q {_n(mm_to_pt(c.x))} {_n(mm_to_pt(c.y))} {_n(mm_to_pt(c.w))} {_n(mm_to_pt(c.h))} re W n "
-            f"1 0 0 1 {_n(mm_to_pt(draw.x_mm) - llx)} {_n(mm_to_pt(draw.y_mm) - lly)} cm {name} Do Q")
+            f"q {decimal(mm_to_pt(c.x))} {decimal(mm_to_pt(c.y))} {decimal(mm_to_pt(c.w))} {decimal(mm_to_pt(c.h))} re W n "
+            f"1 0 0 1 {decimal(mm_to_pt(draw.x_mm) - llx)} {decimal(mm_to_pt(draw.y_mm) - lly)} cm {name} Do Q")
     page.contents_add(pikepdf.Stream(pdf, "\n".join(ops).encode() + b"\n"), prepend=True)
     resources = pikepdf.Dictionary({k: v for k, v in page.obj.Resources.items()})
     resources.XObject = pikepdf.Dictionary({str(installed[d.key][0]): installed[d.key][1] for d in draws})
     page.obj.Resources = resources
 
-
-def _n(value: float) -> str:
-    """Fixed-precision number for content streams (1/10000 pt), no '-0'."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def _fix_metadata(pdf: pikepdf.Pdf, title: str) -> None:

@@ -19,6 +19,7 @@ from ..atomic import atomic_path
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..render.fonts import fonts_digest
 from .geometry import SheetSpec, Slot
 from .impose import impose
 from .layout import grid_for
@@ -72,7 +73,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
         inputs = cache_mod.digest_of(
             CODE_VERSION, cache_mod.toolchain_version(), paper_name, options.duplex,
             [(g.label, g.spec, [(s.front.name, s.back.name if s.back else None) for s in g.slots]) for g in groups],
-            cache_mod.folder_digest(str(project.fonts_dir)),
+            fonts_digest(project.fonts_dir),
         )
         if manifest.fresh(out, inputs):
             outputs.append(Output(out, f"print sheets, {paper_name.upper()}", _pages(out), rebuilt=False))

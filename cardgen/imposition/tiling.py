@@ -16,14 +16,7 @@ from pathlib import Path
 
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
 from .marks import align_marks, crop_marks
-from .pdfwrite import (
-    Draw,
-    PagePlan,
-    SourceLibrary,
-    fit_footer,
-    register_font,
-    write_sheet_pdf,
-)
+from .pdfwrite import Draw, PagePlan, SourceLibrary, fit_footer, register_font, write_sheet_pdf
 
 
 @dataclass(frozen=True)
@@ -84,7 +77,8 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 10.0, 
             raise ValueError(f"{component}: {comp_w:.1f} x {comp_h:.1f} mm has no room for {bleed_mm} mm bleed")
         grid = tile_grid(comp_w, comp_h, paper, overlap_mm, margin_mm)
         trim = Rect(bleed_mm, bleed_mm, comp_w - 2 * bleed_mm, comp_h - 2 * bleed_mm)
-        plans, placements = [], []
+        plans: list[PagePlan] = []
+        placements: list[Placement] = []
         for row in range(grid.rows):
             for col in range(grid.cols):
                 plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim)

@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .. import cache as cache_mod
 from ..atomic import write_text
-from ..buildtypes import (
-    BuildOptions,
-    Face,
-    FaceFiles,
-    Progress,
-    Rasterised,
-    RenderedSet,
-)
+from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
 from ..errors import RasterError
 from . import fonts
@@ -49,9 +42,9 @@ class Rasteriser:
         self.project = project
         self.options = options
         self.progress = progress
-        self.cache = cache_mod.Cache(project.build_dir / ".cache" / "faces")
+        self.cache = cache_mod.Cache(project.cache_dir("faces"))
         self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
-                                        cache_mod.folder_digest(str(project.fonts_dir)))
+                                        fonts.fonts_digest(project.fonts_dir))
 
     def key(self, face: Face) -> str:
         return cache_mod.digest_of(self.salt, face.digest)
@@ -75,7 +68,7 @@ class Rasteriser:
             try:
                 rasterise_jobs(jobs, workers=self.options.workers, on_done=lambda job: self.progress.advance(),
                             fonts_dir=self.project.fonts_dir,
-                            cache_dir=self.project.build_dir / ".cache" / "fontconfig")
+                            cache_dir=self.project.cache_dir("fontconfig"))
             finally:
                 self.progress.stop()
         self._publish(files, out_dir)
@@ -106,7 +99,7 @@ def rasterise_jobs(
     *,
     workers: int | None = None,
     on_done: Callable[[RasterJob], None] | None = None,
-    fonts_dir: Path = fonts.PROJECT_FONTS_DIR,
+    fonts_dir: Path = fonts.DEFAULT_FONTS_DIR,
     cache_dir: Path | None = None,
 ) -> None:
     """Render all jobs, in parallel processes unless there is one worker or one job.

@@ -11,29 +11,22 @@ import io
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Iterator
 
 import pikepdf
-from jinja2 import (
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    TemplateError,
-    TemplateNotFound,
-    TemplateSyntaxError,
-    select_autoescape,
-)
+from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 from markupsafe import Markup, escape
 
 from ..buildtypes import Paper, RenderedSet
-from ..cache import jinja_bytecode_cache
+from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
+from ..render.templating import template_environment
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -57,15 +50,8 @@ class Pdf:
 def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
                 paper: Paper) -> RulebookDocument:
     game_dir = project.templates_dir / snapshot.game.id
-    store = FaceStore(project.build_dir / ".cache" / "svg")
-    env = Environment(
-        loader=FileSystemLoader([str(game_dir), str(project.templates_dir / "common")]),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=jinja_bytecode_cache(project.build_dir),
-    )
+    store = FaceStore(project.cache_dir("svg"))
+    env = template_environment(project, snapshot.game.id)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
         contents=contents,
@@ -80,8 +66,9 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
         raise BuildError(f"rulebook template syntax: {exc.message}",
                          Loc(Path(exc.filename or path), exc.lineno or 0)) from None
     except TemplateNotFound as exc:
-        raise BuildError(f"rulebook template '{exc.name}' not found (looked in {game_dir} and "
-                         f"{project.templates_dir / 'common'})", _where(exc.__traceback__, project, path)) from None
+        raise BuildError(f"rulebook template '{exc.name}' not found (looked in {game_dir}, "
+                         f"{project.templates_dir / 'common'} and cardgen's {TEMPLATES_DIR})",
+                         _where(exc.__traceback__, project, path)) from None
     except RulebookError as exc:
         raise BuildError(f"rulebook {exc.message}", _where(exc.__traceback__, project, path)) from None
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
@@ -107,8 +94,11 @@ def fill_contents(text: str) -> str:
 
 
 def _template_url(project: Project, name: str) -> Markup:
-    """file: URL of a file in templates/ (a stylesheet), checked to exist."""
+    """file: URL of a file in templates/ (a stylesheet), checked to exist; `common/...` falls
+    back to cardgen's built-in common templates, like the templates themselves."""
     path = project.templates_dir / name
+    if not path.is_file() and name.startswith("common/"):
+        path = TEMPLATES_DIR / name.removeprefix("common/")
     if not path.is_file():
         raise RulebookError(f"names {name}, which is not in {project.templates_dir}")
     return Markup(path.as_uri())
@@ -120,7 +110,7 @@ def _where(tb: TracebackType | None, project: Project, fallback: Path) -> Loc:
     templates = str(project.templates_dir)
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith(templates) and filename.endswith(".j2"):
+        if filename.startswith((templates, str(TEMPLATES_DIR))) and filename.endswith(".j2"):
             found = Loc(Path(filename), tb.tb_lineno)
         tb = tb.tb_next
     return found
@@ -133,7 +123,7 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
 
     from .fetch import ProjectFetcher, RefusedURL
 
-    fetcher = ProjectFetcher([project.root, project.build_dir])
+    fetcher = ProjectFetcher([project.root, project.build_dir, BUILTIN_DIR])
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
@@ -179,7 +169,7 @@ def _fixed_font_timestamps() -> Iterator[None]:
 def _weasyprint_log() -> Iterator[list[logging.LogRecord]]:
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.WARNING)
-    handler.emit = records.append  # type: ignore[method-assign]
+    handler.emit = records.append  # type: ignore[method-assign,assignment]
     logger = logging.getLogger("weasyprint")
     logger.addHandler(handler)
     try:

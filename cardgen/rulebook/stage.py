@@ -13,7 +13,6 @@ toolchain) matches the output folder's manifest.
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -24,9 +23,10 @@ import pikepdf
 from .. import cache as cache_mod
 from ..atomic import write_bytes
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
+from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
-from ..render.fonts import use_project_fonts
+from ..render.fonts import fonts_digest, use_project_fonts
 from .document import rulebook_html, write_rulebook_pdf
 
 CODE_VERSION = "rulebook-1"  # bump when this package changes what a rulebook looks like
@@ -49,7 +49,7 @@ def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
         doc = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
         out = out_dir / f"rulebook-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates,
-                                     cache_mod.folder_digest(str(project.fonts_dir)))
+                                     fonts_digest(project.fonts_dir))
         if manifest.fresh(out, inputs):
             outputs[paper] = Output(out, f"rulebook, {paper.upper()}", _pages(out), rebuilt=False)
         else:
@@ -68,13 +68,9 @@ def _lay_out(project: Project, docs: dict, workers: int | None) -> dict:
         return {paper: write_rulebook_pdf(project, doc) for paper, doc in docs.items()}
     context = multiprocessing.get_context("spawn")  # a fresh process sets up its own fonts
     with ProcessPoolExecutor(max_workers=min(len(docs), workers or os.cpu_count() or 1), mp_context=context,
-                             initializer=use_project_fonts, initargs=(project.fonts_dir, _font_cache(project))) as pool:
+                             initializer=use_project_fonts, initargs=(project.fonts_dir, project.cache_dir("fontconfig"))) as pool:
         futures = {paper: pool.submit(write_rulebook_pdf, project, doc) for paper, doc in docs.items()}
         return {paper: future.result() for paper, future in futures.items()}
-
-
-def _font_cache(project: Project) -> Path:
-    return project.build_dir / ".cache" / "fontconfig"
 
 
 def _templates_digest(project: Project, snapshot: Snapshot) -> str:
@@ -83,12 +79,11 @@ def _templates_digest(project: Project, snapshot: Snapshot) -> str:
     Hashed afresh on every build (not cached per process like fonts): templates are what
     people edit between two builds.
     """
-    h = hashlib.sha256()
     folders = (project.templates_dir / snapshot.game.id, project.templates_dir / "common")
-    for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(project.templates_dir)).encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
+    digest = cache_mod.tree_digest(project.templates_dir, *folders)
+    if TEMPLATES_DIR.resolve() != folders[1].resolve():  # the built-ins are not the project's own
+        digest = cache_mod.digest_of(digest, cache_mod.tree_digest(TEMPLATES_DIR, TEMPLATES_DIR))
+    return digest
 
 
 def _pages(path: Path) -> int:
