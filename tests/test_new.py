@@ -71,7 +71,7 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
     assert "Main deck: 9 cards" in _text(root / "build/dragon-race/1/rulebook-letter.pdf")
     embedded = subprocess.run(["pdffonts", root / "build/dragon-race/1/rulebook-letter.pdf"],
                               capture_output=True, text=True, check=True).stdout
-    assert "Cinzel" in embedded and "AlegreyaSans" in embedded
+    assert "Cinzel" in embedded and "Alegreya-Sans" in embedded  # weasyprint names the family so
 
 
 def test_output_guard_protects_a_projects_sources_not_every_tests_folder(cli, tmp_path):
