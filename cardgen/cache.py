@@ -1,9 +1,9 @@
 """Content-addressed cache: a stage's output is keyed by the hash of everything it reads.
 
 Rasterised cards are stored once per distinct SVG (+ fonts + renderer versions) under
-build/.cache/, shared by every version and game of the project, so a rebuild re-renders only
-what changed. Whole output files (sheets, rulebooks) are skipped when the hash of their inputs
-matches the one recorded in the output folder's manifest.
+build/.cache/ (`Project.cache_dir`), shared by every version and game of the project, so a
+rebuild re-renders only what changed. Whole output files (sheets, rulebooks) are skipped when
+the hash of their inputs matches the one recorded in the output folder's manifest.
 """
 
 from __future__ import annotations
@@ -115,4 +115,3 @@ class Manifest:
 
     def save(self) -> None:
         write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
-

@@ -15,7 +15,7 @@ LAYERS = [  # bottom to top; a module may import from its own layer and the ones
     {"cardgen", "cardgen.errors", "cardgen.atomic", "cardgen.units", "cardgen.cache", "cardgen.buildtypes",
      "cardgen.builtin", "cardgen.console", "cardgen.colour"},
     {"cardgen.data"},
-    {"cardgen.render"},
+    {"cardgen.render", "cardgen.workers"},
     {"cardgen.preflight", "cardgen.imposition", "cardgen.rulebook", "cardgen.export", "cardgen.diff",
      "cardgen.simulate"},
     {"cardgen.pipeline", "cardgen.preview"},

@@ -7,6 +7,7 @@ import json
 import click
 
 from ..data.validate import validate
+from ..errors import Finding
 from ..preflight import preflight
 from ..render.cards import CardRenderer
 from ..render.fonts import FontSet
@@ -48,6 +49,8 @@ def command(ctx, game, version, fmt, strict):
 
 
 def print_checks(project, snapshot):
-    """What `build` would warn about in the cards themselves: the preflight of every face."""
+    """What `build` would warn about in the cards themselves: text that does not fit its box,
+    and the preflight of every face."""
     rendered = CardRenderer(project, snapshot).render_all()
-    return preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    overflow = [Finding("warning", "text-overflow", w) for w in rendered.warnings]
+    return overflow + preflight(snapshot, rendered, FontSet(project.fonts_dir))

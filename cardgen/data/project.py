@@ -7,6 +7,7 @@ common templates a project lacks come from cardgen's built-ins (`cardgen.builtin
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from ..errors import InputError, Loc
 from . import model, yamlsource
 
 PROJECT_FILE = "cardgen.yml"
+CACHE_ENV = "CARDGEN_CACHE_DIR"
 
 
 class ProjectFile(model.Strict):
@@ -67,10 +69,15 @@ class Project:
     def build_dir(self) -> Path:
         return self.root / self.config.build_dir
 
-    def cache_dir(self, kind: str) -> Path:
-        """build/.cache/<kind>: faces, svg, jinja, fontconfig. Shared by every game and version
-        of the project, so a face rendered once is reused by every build that draws it."""
-        return self.build_dir / ".cache" / kind
+    @property
+    def cache_dir(self) -> Path:
+        """Renders shared by every build of the project, by content (see cache.py).
+
+        build/.cache/ unless CARDGEN_CACHE_DIR names another folder: a test session keeps its
+        own there, so it neither reuses nor fills the cache of the designer's builds.
+        """
+        folder = os.environ.get(CACHE_ENV)
+        return Path(folder).resolve() if folder else self.build_dir / ".cache"
 
     @property
     def source_paths(self) -> list[Path]:

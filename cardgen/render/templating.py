@@ -36,6 +36,6 @@ def template_environment(project: Project, game_id: str | None = None, *, fallba
 
 
 def _bytecode_cache(project: Project) -> FileSystemBytecodeCache:
-    folder = project.cache_dir("jinja")
+    folder = project.cache_dir / "jinja"
     folder.mkdir(parents=True, exist_ok=True)
     return FileSystemBytecodeCache(str(folder))
