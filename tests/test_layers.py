@@ -12,10 +12,11 @@ import cardgen
 
 PACKAGE = Path(cardgen.__file__).parent
 LAYERS = [  # bottom to top; a module may import from its own layer and the ones below
-    {"cardgen", "cardgen.errors", "cardgen.atomic", "cardgen.units", "cardgen.cache", "cardgen.buildtypes",
-     "cardgen.builtin", "cardgen.console", "cardgen.colour"},
-    {"cardgen.data"},
-    {"cardgen.render", "cardgen.workers"},
+    {"cardgen", "cardgen.errors", "cardgen.atomic", "cardgen.units", "cardgen.cache", "cardgen.builtin",
+     "cardgen.colour"},
+    {"cardgen.data", "cardgen.i18n"},
+    {"cardgen.buildtypes", "cardgen.console"},  # what the stages hand each other (holds a Snapshot)
+    {"cardgen.render"},
     {"cardgen.preflight", "cardgen.imposition", "cardgen.rulebook", "cardgen.export", "cardgen.diff",
      "cardgen.simulate"},
     {"cardgen.pipeline", "cardgen.preview"},

@@ -114,6 +114,12 @@ class Snapshot:
     cards: list[Card]
     claims: list[Claim]
     claim_locs: list[Loc]
+    lang: str = ""  # the language of every printed string; "" = the game's source language
+    translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
+
+    @property
+    def language(self) -> str:
+        return self.lang or self.game.file.language
 
     @property
     def info(self) -> VersionInfo:

@@ -20,6 +20,7 @@ from ..colour import ink_on
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
+from ..data.translator import translator_of
 from ..errors import BuildError, Loc
 from ..units import svg_number as _fmt
 from . import textfit
@@ -39,8 +40,10 @@ class CardRenderer:
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
         self.warnings: list[str] = []
+        self.shrunk: dict[str, float] = {}
         self._current: str = ""
         self.env = template_environment(project, self.game.id, keep_trailing_newline=True)
+        translator_of(snapshot).install(self.env)
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
@@ -63,6 +66,7 @@ class CardRenderer:
             if deck.back and self.snapshot.cards_in_deck(deck_id):
                 result.backs[deck_id] = self.render_back(deck_id)
         result.warnings = list(self.warnings)
+        result.shrunk = dict(self.shrunk)
         return result
 
     def render_card(self, card: Card) -> Face:
@@ -104,6 +108,7 @@ class CardRenderer:
             self.warnings.append(
                 f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
             )
+        self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
 
@@ -128,6 +133,7 @@ class CardRenderer:
         else:
             self.warnings.append(f"{self._current}: {len(items)} paragraphs do not fit their box even at "
                                  f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+        self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
@@ -164,7 +170,16 @@ class CardRenderer:
 
     # --- internals ---------------------------------------------------------------------------
 
+    def _note_size(self, used: float, normal: float) -> None:
+        """Remember text that had to shrink: the build reports it per language (Italian runs
+        longer than English, so the same card may fit in one and shrink in the other)."""
+        if normal > 0 and used < normal - 1e-6:
+            ratio = used / normal
+            self.shrunk[self._current] = min(ratio, self.shrunk.get(self._current, 1.0))
+
     def _runs(self, content: Any, bold: bool, italic: bool) -> list:
+        if isinstance(content, Markup):  # a translated template string: text, not markup
+            content = content.unescape()
         if isinstance(content, (str, int, float)):
             return [textfit.Text(str(content), bold=bold, italic=italic)]
         runs: list[textfit.Run] = []

@@ -21,8 +21,8 @@ from ..atomic import write_text
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
 from ..errors import RasterError
-from ..workers import Workers
 from . import fonts
+from .workers import Workers
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ def template_environment(project: Project, game_id: str | None = None, *, fallba
     built-in templates, `fallback`."""
     folders = [project.templates_dir / game_id] if game_id else []
     folders += [project.templates_dir / "common", TEMPLATES_DIR, *fallback]
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader([str(folder) for folder in folders]),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -32,7 +32,10 @@ def template_environment(project: Project, game_id: str | None = None, *, fallba
         lstrip_blocks=True,
         keep_trailing_newline=keep_trailing_newline,
         bytecode_cache=_bytecode_cache(project),
+        extensions=["jinja2.ext.i18n"],  # {% trans %} in templates; data/translator.py installs a language
     )
+    env.policies["ext.i18n.trimmed"] = True
+    return env
 
 
 def _bytecode_cache(project: Project) -> FileSystemBytecodeCache:

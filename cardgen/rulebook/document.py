@@ -25,6 +25,7 @@ from ..buildtypes import Paper, RenderedSet
 from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..data.translator import translator_of
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
 from ..render.templating import template_environment
@@ -55,6 +56,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.cache_dir / "svg")
     env = template_environment(project, snapshot.game.id)
+    translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
         contents=contents,

@@ -27,7 +27,7 @@ from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..render.fonts import fonts_digest
-from ..workers import Later, Workers
+from ..render.workers import Later, Workers
 from .document import Pdf, rulebook_html, write_rulebook_pdf
 
 CODE_VERSION = "rulebook-1"  # bump when this package changes what a rulebook looks like

@@ -19,7 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .render import fonts
+from . import fonts
 
 
 def worker_count(requested: int | None) -> int:
