@@ -2,7 +2,8 @@
 
 Core checks know only the generic format (card types, fields, symbols, effects, rules, decks,
 claims). A game may add checks of its own in a plug-in beside its data (`plugin:` in game.yml):
-a Python file defining the `check(snapshot, report)` hook of the contract in `plugin.py`.
+a Python file defining the hooks of the contract in `plugin.py`: `check(snapshot, report)` (and, for
+`cardgen simulate`, `simulation(snapshot)`).
 """
 
 from __future__ import annotations
