@@ -182,11 +182,16 @@ class Claim(Strict):
     says: str | None = Field(None, description="The designer's words this claim comes from.")
 
 
-class Feedback(Strict):
-    language: str = "en"
+class FeedbackLines(Strict):
     positive: list[str] = Field(default_factory=list)
     negative: list[str] = Field(default_factory=list)
     ideas: list[str] = Field(default_factory=list)
+
+
+class Feedback(FeedbackLines):
+    language: str = "en"
+    translation: FeedbackLines | None = Field(
+        None, description="The same lines in the game's language, one for one (feedback received in another).")
 
 
 class Notes(Strict):
@@ -194,6 +199,8 @@ class Notes(Strict):
     feedback: Feedback | None = None
     choices: list[str] = Field(default_factory=list, description="Authoring choices where the seed is silent.")
     problems: list[str] = Field(default_factory=list, description="Known problems of this version.")
+    questions: list[str] = Field(default_factory=list,
+                                 description="Open design questions (the rulebook's open-question boxes are added to them).")
 
 
 class VersionFile(Strict):
@@ -210,6 +217,10 @@ class VersionFile(Strict):
     override: list[CardOverride] = Field(default_factory=list)
     remove: list[str] = Field(default_factory=list)
     claims: list[Claim] = Field(default_factory=list)
+    unused_decks: list[str] = Field(
+        default_factory=list,
+        description="Decks the game declares but this version does not use (not inherited): no warning that "
+                    "they are empty, and an error if they hold cards.")
     notes: Notes = Field(default_factory=Notes)
 
 

@@ -32,6 +32,7 @@ class BuildOptions:
     workers: int | None = None
     only_cards: set[str] | None = None  # update packs: print just these cards
     rulebook: bool = True
+    notes: bool = True  # the designer's notes beside the rulebook
     sheets: bool = True
 
 
@@ -117,6 +118,11 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
         with progress.stage("Laying out the rulebook"):
             result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
+    if options.rulebook and options.notes and snapshot.game.file.rulebook:
+        from .rulebook.notes import build_notes
+
+        with progress.stage("Laying out the designer's notes"):
+            result.outputs += build_notes(project, snapshot, rendered, findings, options, out_dir, manifest)
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     manifest.forget_missing()
     manifest.save()

@@ -114,6 +114,7 @@ class Snapshot:
     cards: list[Card]
     claims: list[Claim]
     claim_locs: list[Loc]
+    unused_decks: dict[str, Loc] = field(default_factory=dict)  # this version's own `unused_decks`
 
     @property
     def info(self) -> VersionInfo:

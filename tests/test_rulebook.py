@@ -20,7 +20,7 @@ from cardgen.rulebook import build_rulebooks, render_html, write_pdf
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline
 from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from conftest import ROOT, developer_vocabulary
 
 A4_PT = (595.28, 841.89)
 LETTER_PT = (612.0, 792.0)
@@ -58,7 +58,7 @@ def built(tmp_path_factory):
     project, snapshot = _snapshot(ROOT, "3.1")
     result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False))
     books = {"3.1": out / "rulebook-a4.pdf"}
-    for version in ("1", "2"):
+    for version in ("1", "2", "3"):
         dest = tmp_path_factory.mktemp(f"rb{version}")
         _rulebook(ROOT, version, dest)
         books[version] = dest / "rulebook-a4.pdf"
@@ -71,10 +71,11 @@ def built(tmp_path_factory):
 def test_pipeline_writes_both_papers_with_their_page_size(built):
     result, out, _, _ = built
     outputs = {o.path.name: o for o in result.outputs}
-    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf"}
-    for name, size in (("rulebook-a4.pdf", A4_PT), ("rulebook-letter.pdf", LETTER_PT)):
+    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf", "notes-a4.pdf", "notes-letter.pdf"}
+    for name, size in (("rulebook-a4.pdf", A4_PT), ("rulebook-letter.pdf", LETTER_PT),
+                       ("notes-a4.pdf", A4_PT), ("notes-letter.pdf", LETTER_PT)):
         with pikepdf.open(out / name) as pdf:
-            assert len(pdf.pages) == outputs[name].pages >= 9
+            assert len(pdf.pages) == outputs[name].pages >= (7 if name.startswith("rulebook") else 2)
             for page in pdf.pages:
                 box = [float(v) for v in page.mediabox]
                 assert abs(box[2] - size[0]) < 0.5 and abs(box[3] - size[1]) < 0.5
@@ -160,15 +161,60 @@ def test_card_list_gives_every_card_with_its_generated_text(built):
             assert cardtext.effect_plain(snapshot, effect) in appendix, (card.id, effect.do)
 
 
-def test_appendix_has_change_notes_of_the_whole_chain_and_feedback(built):
+def test_players_rulebook_ends_with_cards_and_credits_not_designer_notes(built):
+    """Change notes, feedback and authoring choices are in notes-<paper>.pdf, not here."""
     text = " ".join(built[3]["3.1"])
-    notes = text[text.index("About this version"):]
-    assert "The Forge Token must now always be on a sword part." in notes  # 3.1
-    assert "Changed the maximum metal cards in your hand from 4 to 3." in notes  # 3
-    assert "Added a maximum of 4 metals in your hand (storage)." in notes  # 2
-    assert "Playtest feedback (in Dutch, as received)" in notes
-    assert "Kaarten zien er mooi en duidelijk uit" in notes
-    assert "Known problems" in notes and "Authoring choices" in notes
+    assert "Credits Game design: Robbert Sloof." in text
+    for gone in ("About this version", "Earlier versions", "Authoring choices", "Playtest feedback",
+                 "Kaarten zien er mooi en duidelijk uit", "The Forge Token must now always be on a sword part."):
+        assert gone not in text
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3", "3.1"])
+def test_players_rulebook_has_no_developer_vocabulary(built, version):
+    """No ids (overflow_bounce), no 'seed', 'data', 'plug-in', no raw feedback: read from the PDF."""
+    _, snapshot = _snapshot(ROOT, version)
+    text = " ".join(built[3][version])
+    assert len(text) > 5000  # the whole book was read
+    assert developer_vocabulary(text, snapshot) == []
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3", "3.1"])
+def test_components_and_set_up_numbers_are_the_datas(built, version):
+    _, snapshot = _snapshot(ROOT, version)
+    rules = _rules_text(built[3][version])
+    types = snapshot.game.card_types
+    listed = rules[rules.index("Components "):rules.index("Blade, hilt and upgrade cards are the sword parts")]
+    expected = [f"{sum(c.count for c in snapshot.cards_of_type(t))} {types[t].label.lower()} cards"
+                for t in ("blade", "hilt", "upgrade", "metal")]
+    tokens = sum(c.count for c in snapshot.cards_of_type("forge-token"))
+    assert tokens == (0 if version == "1" else 4)
+    if tokens:
+        expected.append(f"{tokens} forge tokens, one per player")
+    assert re.sub(r": Steel ×.*?Elvish Steel ×\d+", "", listed) == "Components " + " ".join(expected) + " "
+    assert f"Shuffle the {snapshot.deck_size('mine')} metal cards" in rules
+    assert f"Draw {snapshot.rules['market_face_up']} cards from the pile" in rules
+    assert f"give every player {snapshot.rules['starting_hand']} metal cards" in rules
+
+
+def test_version_1_lists_and_prints_only_what_it_uses(built):
+    """V1 moved cards into the forge by hand: no forge tokens in its rules, lists or sheets."""
+    from cardgen.pipeline import FaceFiles
+    from cardgen.sheets import sheet_groups
+
+    project, v1 = _snapshot(ROOT, "1")
+    assert v1.rules["forge"] == "move_cards" and v1.deck_size("tokens") == 0
+    text = " ".join(built[3]["1"])
+    assert "token" not in text.lower()
+    rendered = Renderer(project, v1).render_all()
+    assert "tokens" not in rendered.backs
+    faces = list(rendered.faces.values()) + list(rendered.backs.values())
+    files = {f.key: FaceFiles(f, Path(f"{f.key}.pdf"), None) for f in faces}
+    slots = [s for g in sheet_groups(v1, rendered, files) for s in g.slots]
+    assert len(slots) == sum(c.count for c in v1.cards) == 6 + 18 + 60
+    assert not any(s.label == "forge-token" for s in slots)
+    _, v2 = _snapshot(ROOT, "2")
+    assert v2.deck_size("tokens") == 4  # the token arrives with V2, as its notes say
 
 
 # --- the PDF -----------------------------------------------------------------------------------
@@ -193,12 +239,12 @@ def test_contents_page_numbers_match_the_pages_of_the_headings(built):
     contents = next(i for i, t in enumerate(pages) if t.startswith("Contents"))
     checked = 0
     for title in ("Set-up", "Card information", "Overflow", "End of the game", "Examples", "Card list",
-                  "About this version"):
+                  "Credits"):
         m = re.search(re.escape(title) + r" \.{3,} (\d+)", pages[contents])
         assert m, f"no contents entry for {title}"
         number = int(m.group(1))
         assert number > contents + 1
-        assert re.search(r"(^|[.:)] )" + re.escape(title) + " ", pages[number - 1]), (title, number)
+        assert re.search(r"(^|[.:)\d] )" + re.escape(title) + " ", pages[number - 1]), (title, number)
         assert f"· Version 3.1 {number}" in pages[number - 1]  # the footer shows the same number
         checked += 1
     assert checked == 7

@@ -20,7 +20,7 @@ from .common import game_option, snapshot_from, version_option
               help="Paper size of the sheets and the rulebook.")
 @click.option("--fronts-only", is_flag=True, help="Sheets without back pages (no duplex printing).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI PNG of every card.")
-@click.option("--no-rulebook", is_flag=True, help="Skip the rulebook.")
+@click.option("--no-rulebook", is_flag=True, help="Skip the rulebook and the designer's notes.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder. Default: build/<game>/<version>/.")
 @click.option("--only-changed-since", "since", default=None, metavar="VERSION",
@@ -46,6 +46,7 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
         workers=jobs,
         only_cards=only,
         rulebook=not no_rulebook and only is None,
+        notes=not no_rulebook and only is None,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     for warning in result.warnings:

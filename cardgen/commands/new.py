@@ -38,7 +38,7 @@ PROJECT_FILES = {PROJECT_FILE: PROJECT_FILE, "gitignore": ".gitignore"}
 # what every game's rulebook extends (see templates/common/rulebook-base.html.j2), from the
 # toolchain's own project, like its fonts
 COMMON_TEMPLATES_DIR = PROJECT_FONTS_DIR.parent / "templates" / "common"
-RULEBOOK_COMMON = ("rulebook-base.html.j2", "rulebook-macros.html.j2", "rulebook.css")
+RULEBOOK_COMMON = ("rulebook-base.html.j2", "rulebook-macros.html.j2", "rulebook.css", "notes.html.j2", "notes.css")
 
 
 def slug(name: str) -> str:

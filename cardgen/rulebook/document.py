@@ -49,7 +49,8 @@ class Pdf:
 
 
 def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
-                paper: Paper) -> Document:
+                paper: Paper, extra: dict | None = None) -> Document:
+    """`extra`: more values for the template (the designer's notes get findings and questions)."""
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.build_dir / ".cache" / "svg")
     env = Environment(
@@ -67,7 +68,10 @@ def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, tem
         paper=paper,
         template_url=lambda name: _template_url(project, name),
     )
+    env.globals.update(extra or {})
     path = game_dir / template
+    if not path.is_file():  # a template every game shares (the designer's notes)
+        path = project.templates_dir / "common" / template
     try:
         text = env.get_template(template).render()
     except TemplateSyntaxError as exc:
