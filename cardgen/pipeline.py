@@ -33,6 +33,7 @@ class BuildOptions:
     only_cards: set[str] | None = None  # update packs: print just these cards
     rulebook: bool = True
     notes: bool = True  # the designer's notes beside the rulebook
+    booklet: bool = False  # the rulebook also as an A5 / half-Letter booklet, two up
     sheets: bool = True
 
 
@@ -118,6 +119,11 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
         with progress.stage("Laying out the rulebook"):
             result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
+    if options.rulebook and options.booklet and snapshot.game.file.rulebook:
+        from .rulebook.booklet import build_booklets
+
+        with progress.stage("Laying out the rulebook booklet"):
+            result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest)
     if options.rulebook and options.notes and snapshot.game.file.rulebook:
         from .rulebook.notes import build_notes
 

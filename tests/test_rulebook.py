@@ -56,7 +56,7 @@ def built(tmp_path_factory):
     """3.1 through the whole pipeline, both papers; V1 and V2 rulebooks from their cards."""
     out = tmp_path_factory.mktemp("rb31")
     project, snapshot = _snapshot(ROOT, "3.1")
-    result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False))
+    result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False, booklet=True))
     books = {"3.1": out / "rulebook-a4.pdf"}
     for version in ("1", "2", "3"):
         dest = tmp_path_factory.mktemp(f"rb{version}")
@@ -71,7 +71,8 @@ def built(tmp_path_factory):
 def test_pipeline_writes_both_papers_with_their_page_size(built):
     result, out, _, _ = built
     outputs = {o.path.name: o for o in result.outputs}
-    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf", "notes-a4.pdf", "notes-letter.pdf"}
+    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf", "notes-a4.pdf", "notes-letter.pdf",
+                            "rulebook-booklet-a4.pdf", "rulebook-booklet-letter.pdf"}
     for name, size in (("rulebook-a4.pdf", A4_PT), ("rulebook-letter.pdf", LETTER_PT),
                        ("notes-a4.pdf", A4_PT), ("notes-letter.pdf", LETTER_PT)):
         with pikepdf.open(out / name) as pdf:
@@ -89,6 +90,29 @@ def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_pa
     assert [o.rebuilt for o in again] == [False]
     _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
     assert (tmp_path / "rulebook-a4.pdf").read_bytes() == books["3.1"].read_bytes()
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_booklet_is_written_beside_the_rulebook_in_saddle_stitch_order(built, paper):
+    from test_booklet import _halves
+
+    result, out, _, _ = built
+    [booklet] = [o for o in result.outputs if o.path.name == f"rulebook-booklet-{paper}.pdf"]
+    width, height = PAPERS[paper].height_mm / 25.4 * 72, PAPERS[paper].width_mm / 25.4 * 72
+    with pikepdf.open(booklet.path) as pdf:
+        sides = len(pdf.pages)
+        assert sides == booklet.pages and sides % 2 == 0 and sides >= 4  # whole sheets, duplex
+        for page in pdf.pages:
+            box = [float(v) for v in page.mediabox]
+            assert abs(box[2] - width) < 0.5 and abs(box[3] - height) < 0.5
+    pages = sides * 2  # booklet pages, padded to a multiple of 4
+    assert pages % 4 == 0
+    left, right = _halves(booklet.path, 0, width, height)
+    assert right.startswith("The King's Blade") and "Rules for Version 3.1" in right  # the cover, page 1
+    left, _ = _halves(booklet.path, 1, width, height)
+    assert left.startswith("Contents")  # page 2 on the back of the cover
+    last_left, _ = _halves(booklet.path, 0, width, height)
+    assert last_left == "" or last_left.endswith(str(pages))  # the last page: blank padding, or numbered
 
 
 # --- the rules come from the data --------------------------------------------------------------

@@ -21,6 +21,9 @@ from .common import game_option, snapshot_from, version_option
 @click.option("--fronts-only", is_flag=True, help="Sheets without back pages (no duplex printing).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI PNG of every card.")
 @click.option("--no-rulebook", is_flag=True, help="Skip the rulebook and the designer's notes.")
+@click.option("--booklet", is_flag=True,
+              help="Also write the rulebook as a booklet: A5 pages two up on A4 (half-Letter on Letter), "
+                   "in saddle-stitch order for duplex printing (rulebook-booklet-<paper>.pdf).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder. Default: build/<game>/<version>/.")
 @click.option("--only-changed-since", "since", default=None, metavar="VERSION",
@@ -28,7 +31,7 @@ from .common import game_option, snapshot_from, version_option
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.pass_context
-def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet):
+def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, jobs, quiet):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
     project, snapshot = snapshot_from(ctx, game, version)
@@ -47,6 +50,7 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
         only_cards=only,
         rulebook=not no_rulebook and only is None,
         notes=not no_rulebook and only is None,
+        booklet=booklet and not no_rulebook and only is None,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     for warning in result.warnings:
