@@ -43,11 +43,14 @@ def _cards(snapshot):
     return {c["id"]: c for c in describe(snapshot)["cards"]}
 
 
-def test_3_to_31_changes_only_the_forge_rule(kb):
+def test_3_to_31_changes_the_forge_rule_and_answers_the_open_table_rules(kb):
     _, snaps = kb
     diff = _diff(kb, "3", "3.1")
     spec = snaps["3.1"].game.rule_specs["forge"]
-    assert [(c.key, c.old, c.new) for c in diff.rules] == [("forge", "token_optional", "token_required")]
+    answered = {"blade_deal": "deal_random", "market_refill": "immediately", "market_runs_out": "reshuffle",
+                "metal_discard": "mine_bottom", "mine_runs_out": "take_what_is_left", "metal_order": "row"}
+    assert [(c.key, c.old, c.new) for c in diff.rules] == [("forge", "token_optional", "token_required")] + [
+        (key, None, value) for key, value in answered.items()]  # in game.yml's order; 3 left them open
     rule = diff.rules[0]
     assert rule.label == spec.label
     assert (rule.old_text, rule.new_text) == (spec.values["token_optional"], spec.values["token_required"])
