@@ -194,10 +194,12 @@ class FontMetrics:
         self.name = f"{face.family}{' Bold' if face.bold else ''}{' Italic' if face.italic else ''}"
         self._advances: dict[int, float] = {}
         self._ink_x: dict[int, tuple[float, float] | None] = {}
+        self._ink: dict[int, tuple[float, float, float, float] | None] = {}
         for code, name in cmap.items():
             self._advances[code] = hmtx[name][0] / upem
             bounds = ink[name]
             self._ink_x[code] = bounds and (bounds[0] / upem, bounds[2] / upem)
+            self._ink[code] = bounds and tuple(b / upem for b in bounds)
         # hhea ascent/descent are what cairo reports; widen them to cover every glyph's ink.
         inked = [bounds for bounds in ink.values() if bounds]
         self.ascent = max([font["hhea"].ascent] + [b[3] for b in inked]) / upem
@@ -210,6 +212,10 @@ class FontMetrics:
     def ink_x(self, char: str) -> tuple[float, float] | None:
         """Horizontal ink extent (left, right) of `char` from its origin in em; None if blank."""
         return self._ink_x[self._code(char)]
+
+    def ink(self, char: str) -> tuple[float, float, float, float] | None:
+        """Ink box (xMin, yMin, xMax, yMax) of `char` in em, y up from the baseline; None if blank."""
+        return self._ink[self._code(char)]
 
     def _code(self, char: str) -> int:
         if ord(char) not in self._advances:

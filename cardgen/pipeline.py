@@ -1,4 +1,4 @@
-"""The build pipeline: load -> resolve -> validate -> render SVG -> rasterise -> impose (-> rulebook).
+"""The build pipeline: load -> resolve -> validate -> render SVG -> preflight -> rasterise -> impose (-> rulebook).
 
 Each stage reads plain data from the one before; rasterised cards are cached by content, and
 whole output files are skipped when their inputs are unchanged (see cache.py).
@@ -14,6 +14,8 @@ from typing import Iterator
 from . import cache as cache_mod
 from .atomic import write_text
 from .errors import BuildError, Finding, InputError
+from .fonts import FontSet
+from .preflight import preflight
 from .project import Project
 from .render import Face, RenderedSet, Renderer
 from .snapshot import Snapshot
@@ -103,6 +105,9 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
     rendered = Renderer(project, snapshot).render_all()
     result.warnings += rendered.warnings
+    checks = preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    result.findings += checks
+    result.warnings += [str(f) for f in checks]
     result.faces = len(rendered.faces) + len(rendered.backs)
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_mod.Manifest(out_dir)

@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 from markupsafe import Markup
 
 from . import cardtext, textfit
+from .colour import ink_on
 from .cache import jinja_bytecode_cache
 from .errors import BuildError, Loc
 from .fonts import FontSet
@@ -30,6 +31,7 @@ from .units import svg_number as _fmt
 VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
 SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
 ID_RE = re.compile(r'id="([^"]+)"')
+TEXT_CLASS = "cg-text"  # marks fitted text blocks, which the preflight reads back
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class Renderer:
             icon=self.icon,
             textbox=self.textbox,
             paragraphs=self.paragraphs,
+            stack_rows=self.stack_rows,
+            ink_on=ink_on,
             effect_runs=self.effect_runs,
             symbol=lambda sid: snapshot.symbols[sid],
             rule=lambda key: snapshot.rules.get(key),
@@ -156,7 +160,8 @@ class Renderer:
             self.warnings.append(
                 f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
             )
-        return Markup(self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill))
+        body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
+        return Markup(_text_group(body))
 
     def paragraphs(self, items: list, x: float, y: float, w: float, h: float, *, size: float,
                    min_size: float | None = None, gap: float = 0.5, bullet: str | None = None,
@@ -182,12 +187,33 @@ class Renderer:
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
+            paragraph = []
             if bullet and layout.lines:  # a half-em icon centred 0.3 em above the first baseline
                 bullet_y = top + layout.lines[0].baseline - 0.55 * s
-                parts.append(str(self.icon(bullet, x + 0.15 * s, bullet_y, 0.5 * s, bullet_colour or fill)))
-            parts.append(self._layout_svg(layout, item, x + indent_em * s, top, family, fill))
+                paragraph.append(str(self.icon(bullet, x + 0.15 * s, bullet_y, 0.5 * s, bullet_colour or fill)))
+            paragraph.append(self._layout_svg(layout, item, x + indent_em * s, top, family, fill))
+            parts.append(_text_group("\n".join(paragraph)))
             top += layout.height + gap * s
         return Markup("\n".join(parts))
+
+    def stack_rows(self, items: list, w: float, h: float, *, size: float, min_size: float | None = None,
+                   pad: float = 0.8, min_row: float = 0.0, font: str = "body", bold: bool = False,
+                   italic: bool = False, line_height: float = 1.15) -> dict[str, Any]:
+        """Rows of text stacked in at most `h` mm, all at ONE size: the largest at which every row,
+        `w` wide, fits with `pad` above and below it (and at least `min_row` tall). A card's rows
+        set this way read as one text, where separately fitted boxes each pick a size of their
+        own. Returns {"size": s, "heights": [row heights], "height": their sum}."""
+        family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
+        runs = [self._runs(item, bold, italic) for item in items]
+        for s in textfit._candidate_sizes(size, min_size or size):
+            layouts = [textfit.fit_text(r, w, h, family=family, max_size=s, min_size=s, line_height=line_height,
+                                        fonts=self.fonts) for r in runs]
+            heights = [max(min_row, lay.height + 2 * pad) for lay in layouts]
+            if sum(heights) <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
+                break
+        else:
+            self.warnings.append(f"{self._current}: {len(items)} rows do not fit their {h:g} mm even at {s:g} mm")
+        return {"size": s, "heights": heights, "height": sum(heights)}
 
     def effect_runs(self, effect) -> list:
         return cardtext.effect_runs(self.snapshot, effect)
@@ -249,6 +275,11 @@ class Renderer:
         except (KeyError, AttributeError, TypeError, ValueError) as exc:
             raise BuildError(f"template {template} failed for {self._current}: {exc}", loc) from None
         return _wrap_svg(body, context["w"], context["h"], context["bleed"])
+
+
+def _text_group(body: str) -> str:
+    """Fitted text (with its inline icons) as one group, so the preflight can find text blocks."""
+    return f'<g class="{TEXT_CLASS}">{body}</g>' if body else ""
 
 
 def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:

@@ -72,7 +72,7 @@ def test_2_to_3_rules_and_style(kb):
     assert by_key["end_condition"].new_text == "Blade, Hilt, Upgrade"  # card-type labels from game.yml
     assert by_key["end_condition"].detail == "adds Upgrade"
     assert by_key["mine_action"].label == "Mine action"
-    assert [(c.key, c.old, c.new) for c in diff.style] == [("art_opacity", 0.10, 0.22)]
+    assert [(c.key, c.old, c.new) for c in diff.style] == [("art_opacity", 0.10, 0.5)]
 
 
 def test_2_to_3_card_changes_match_the_data(kb):

@@ -292,7 +292,10 @@ def test_card_pictures_are_the_rendered_card_svgs():
 
 
 def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
-    """Callouts 1-5 mirror part.svg.j2's geometry: each leader must end on its part of the card."""
+    """Callouts 1-5 end on the parts of the rendered card, read back from its geometry."""
+    from cardgen.fonts import FontSet
+    from cardgen.preflight.geometry import read_parts
+
     project, snapshot = _snapshot(ROOT, "3.1")
     rendered = Renderer(project, snapshot).render_all()
     doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
@@ -300,23 +303,16 @@ def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
     ox, oy = float(card.group(1)), float(card.group(2))  # the one card drawn at its real size
     ends = [(float(x) - ox, float(y) - oy) for x, y in
             re.findall(r'<line x1="[\d.]+" y1="[\d.]+" x2="([\d.]+)" y2="([\d.]+)"', doc.html[card.end():])[:5]]
-    svg = rendered.faces["shortsword-hilt"].svg
-    badge = re.search(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)
-    slots = [float(x) for x in re.findall(r'<svg x="([\d.]+)" y="16.2" width="5.2"', svg)]
-    icon = re.search(r'<svg x="6" y="([\d.]+)" width="([\d.]+)"', svg)
-    panel = re.search(r'<rect x="4.5" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
-    band = re.search(r'<rect x="2.5" y="([\d.]+)" width="([\d.]+)" height="7"', svg)
+    face = rendered.faces["shortsword-hilt"]
+    parts = read_parts(face.svg, FontSet(ROOT / "fonts"))
 
-    def inside(point, x, y, w, h):
-        return x - 0.5 <= point[0] <= x + w + 0.5 and y - 0.5 <= point[1] <= y + h + 0.5
+    def on(point, name):
+        x0, y0, x1, y1 = parts[name]
+        return x0 - 1.2 <= point[0] <= x1 + 1.2 and y0 - 0.5 <= point[1] <= y1 + 0.5  # at its edge, not on it
 
-    (bx, by, br), (iy, isz) = map(float, badge.groups()), map(float, icon.groups())
-    assert abs(((ends[0][0] - bx) ** 2 + (ends[0][1] - by) ** 2) ** 0.5 - br) < 1  # 1: the badge's rim
-    assert inside(ends[1], min(slots), 16.2, max(slots) + 5.2 - min(slots), 5.2)  # 2: the metal slots
-    assert inside(ends[2], 6, iy, isz, isz)  # 3: the first effect's metal
-    px, pw, ph = 4.5, float(panel.group(2)), float(panel.group(3))
-    assert inside(ends[3], px, float(panel.group(1)), pw, ph) and ends[3][0] > 14.5  # 4: its effect text
-    assert inside(ends[4], 2.5, float(band.group(1)), float(band.group(2)), 7)  # 5: the type band
+    assert [on(end, name) for end, name in zip(ends, ["points", "needs", "effect-1-metal", "effect-1-text", "type"])] \
+        == [True] * 5, (ends, parts)
+    assert parts["points"] == pytest.approx((3.7, 3.7, 17.5, 17.5), abs=0.01)  # the badge, 3 mm inside the trim
 
 
 # --- robustness --------------------------------------------------------------------------------
