@@ -12,7 +12,15 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen import canvas
 
 from cardgen.imposition import PAPERS
-from cardgen.rulebook.booklet import HALVES, PAGES, SCALE, Side, impose, padded, saddle_stitch
+from cardgen.rulebook.booklet import (
+    HALVES,
+    PAGES,
+    SCALE,
+    Side,
+    impose,
+    padded,
+    saddle_stitch,
+)
 
 
 def _numbered(pages: int, width_mm: float, height_mm: float) -> bytes:

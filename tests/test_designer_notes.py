@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+from conftest import ROOT
 from pypdf import PdfReader
 
 from cardgen.cache import Manifest
@@ -17,7 +18,6 @@ from cardgen.render import Renderer
 from cardgen.rulebook.notes import build_notes, open_questions
 from cardgen.validate import validate
 from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 A4_PT = (595.28, 841.89)
 VERSIONS = [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
@@ -101,7 +101,7 @@ def test_validator_findings_are_listed_with_their_place(notes):
 
 
 def test_open_questions_are_the_rulebooks_boxes(notes):
-    snapshot, _, text = notes[("knightfall", "1")]
+    _, _, text = notes[("knightfall", "1")]
     body = _body(text)
     asked = body[body.index("Open questions"):body.index("Check results")]
     for title in ("both defend", "a troop of 10 or of 8?", "linked cards and reversed battles"):

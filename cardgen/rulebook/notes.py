@@ -31,9 +31,9 @@ from .outline import plain_text
 TEMPLATE = "notes.html.j2"
 CODE_VERSION = "notes-1"  # bump when this module changes what the notes look like
 
-ASIDE_RE = re.compile(r'<aside class="aside aside-question">(.*?)</aside>', re.S)
-TITLE_RE = re.compile(r'<p class="aside-title">(.*?)</p>', re.S)
-H2_RE = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.S)
+ASIDE_RE = re.compile(r'<aside class="aside aside-question">(.*?)</aside>', re.DOTALL)
+TITLE_RE = re.compile(r'<p class="aside-title">(.*?)</p>', re.DOTALL)
+H2_RE = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.DOTALL)
 
 
 @dataclass(frozen=True)
