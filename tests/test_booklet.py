@@ -11,7 +11,7 @@ import pytest
 from reportlab.lib.units import mm
 from reportlab.pdfgen import canvas
 
-from cardgen.imposition import PAPERS
+from cardgen.buildtypes import PAPER_SIZES as PAPERS
 from cardgen.rulebook.booklet import (
     HALVES,
     PAGES,

@@ -11,13 +11,13 @@ import pytest
 from conftest import ROOT
 from pypdf import PdfReader
 
+from cardgen.buildtypes import BuildOptions
 from cardgen.cache import Manifest
-from cardgen.pipeline import BuildOptions
-from cardgen.project import load_project
-from cardgen.render import Renderer
+from cardgen.data.project import load_project
+from cardgen.data.validate import validate
+from cardgen.data.versions import load_game, resolve
+from cardgen.render.cards import CardRenderer
 from cardgen.rulebook.notes import build_notes, open_questions
-from cardgen.validate import validate
-from cardgen.versions import load_game, resolve
 
 A4_PT = (595.28, 841.89)
 VERSIONS = [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
@@ -45,7 +45,7 @@ def notes(tmp_path_factory):
     for game, version in VERSIONS:
         project, snapshot = _snapshot(ROOT, game, version)
         out = tmp_path_factory.mktemp(f"{game}-{version}")
-        rendered = Renderer(project, snapshot).render_all()
+        rendered = CardRenderer(project, snapshot).render_all()
         [output] = build_notes(project, snapshot, rendered, validate(project, snapshot),
                                BuildOptions(papers=("a4",)), out, Manifest(out))
         assert output.path == out / "notes-a4.pdf" and output.warnings == []

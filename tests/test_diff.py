@@ -14,17 +14,17 @@ import math
 import re
 
 import pytest
+from conftest import ROOT
 from PIL import Image
 from pypdf import PdfReader
 
-from cardgen import cardtext
-from cardgen.describe import describe
+from cardgen.data import cardtext
+from cardgen.data.describe import describe
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.diff import changed_card_ids, diff_versions
 from cardgen.diff.formats import as_markdown, as_text
 from cardgen.diff.html import as_html
-from cardgen.project import load_project
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 
 @pytest.fixture(scope="module")

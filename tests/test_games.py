@@ -8,14 +8,15 @@ import re
 from collections import Counter
 
 import pytest
+from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.render import Renderer
-from cardgen.sheets import sheet_groups
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.imposition.stage import sheet_groups
+from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
 
 GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
 
@@ -210,7 +211,7 @@ def test_colour_is_told_by_more_than_hue(built):
 
 def test_paragraphs_share_one_size_and_stack_in_order():
     project, snapshot = _snapshot("way-of-the-blade")
-    renderer = Renderer(project, snapshot)
+    renderer = CardRenderer(project, snapshot)
     items = ["A short line.", "A much longer paragraph that has to wrap over several lines in this box."]
     svg = str(renderer.paragraphs(items, 0, 0, 30, 40, size=4, min_size=2, gap=0.5, bullet="common/suit-diamonds"))
     sizes = set(re.findall(r'font-size="([\d.]+)"', svg))
@@ -288,8 +289,8 @@ def test_knightfall_camp_map_matches_its_positions_and_is_light_on_ink(built):
     import cairosvg
     from PIL import Image
 
-    from cardgen.fonts import FontSet, use_project_fonts
     from cardgen.preflight.geometry import read_shapes
+    from cardgen.render.fonts import FontSet, use_project_fonts
 
     snapshot, result, _ = built["knightfall"]
     face = result.cards.faces["camp-map"]

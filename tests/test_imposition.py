@@ -22,7 +22,14 @@ from PIL import Image, ImageChops, ImageOps
 from pypdf import PdfReader
 
 from cardgen.imposition import (
-    PAPERS, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile,
+    PAPER_SIZES,
+    Rect,
+    SheetSpec,
+    Slot,
+    grid_for,
+    impose,
+    layout_for,
+    tile,
 )
 from cardgen.imposition.layout import fit_axis
 from cardgen.imposition.marks import mark_bounds
@@ -33,7 +40,7 @@ FONTS = Path(__file__).resolve().parents[1] / "fonts"
 POKER = SheetSpec(63, 88, bleed_mm=3)
 BLEED_RGB = (40, 60, 200)
 BACK_BLEED_RGB = (60, 60, 60)
-A4, LETTER = PAPERS["a4"], PAPERS["letter"]
+A4, LETTER = PAPER_SIZES["a4"], PAPER_SIZES["letter"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -436,10 +443,10 @@ BUILD_SCRIPT = """
 import sys
 import tempfile
 from pathlib import Path
-from cardgen.imposition import PAPERS, SheetSpec, Slot, impose
+from cardgen.imposition import PAPER_SIZES, SheetSpec, Slot, impose
 d = Path(sys.argv[1])
 slots = [Slot(d / f"front{i}.pdf", d / f"back{i}.pdf" if i != 1 else None) for i in range(5)]
-impose(slots, SheetSpec(63, 88), PAPERS["letter"], Path(sys.argv[2]), title="Det")
+impose(slots, SheetSpec(63, 88), PAPER_SIZES["letter"], Path(sys.argv[2]), title="Det")
 """
 
 

@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
+from cardgen.buildtypes import PAPER_SIZES, BuildOptions
 from cardgen.cache import Manifest
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
-from cardgen.imposition import PAPERS
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.render import Renderer
-from cardgen.rulebook import build_rulebooks, render_html, write_pdf
+from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
+from cardgen.rulebook import build_rulebooks, rulebook_html, write_rulebook_pdf
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline
-from cardgen.versions import load_game, resolve
-from conftest import ROOT, developer_vocabulary
 
 A4_PT = (595.28, 841.89)
 LETTER_PT = (612.0, 792.0)
@@ -35,7 +35,7 @@ def _snapshot(root: Path, version: str):
 def _rulebook(root: Path, version: str, out: Path, papers=("a4",)):
     """Render the cards (SVG only) and build the rulebooks straight from them."""
     project, snapshot = _snapshot(root, version)
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     return build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=papers), out, Manifest(out))
 
 
@@ -85,7 +85,7 @@ def test_pipeline_writes_both_papers_with_their_page_size(built):
 def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):
     _, out, books, _ = built
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     again = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("a4",)), out, Manifest(out))
     assert [o.rebuilt for o in again] == [False]
     _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
@@ -98,7 +98,7 @@ def test_booklet_is_written_beside_the_rulebook_in_saddle_stitch_order(built, pa
 
     result, out, _, _ = built
     [booklet] = [o for o in result.outputs if o.path.name == f"rulebook-booklet-{paper}.pdf"]
-    width, height = PAPERS[paper].height_mm / 25.4 * 72, PAPERS[paper].width_mm / 25.4 * 72
+    width, height = PAPER_SIZES[paper].height_mm / 25.4 * 72, PAPER_SIZES[paper].width_mm / 25.4 * 72
     with pikepdf.open(booklet.path) as pdf:
         sides = len(pdf.pages)
         assert sides == booklet.pages and sides % 2 == 0 and sides >= 4  # whole sheets, duplex
@@ -173,7 +173,7 @@ def test_examples_use_the_rules_of_the_version(built):
 
 
 def test_card_list_gives_every_card_with_its_generated_text(built):
-    from cardgen import cardtext
+    from cardgen.data import cardtext
 
     pages = built[3]["3.1"]
     text = " ".join(pages)
@@ -223,14 +223,14 @@ def test_components_and_set_up_numbers_are_the_datas(built, version):
 
 def test_version_1_lists_and_prints_only_what_it_uses(built):
     """V1 moved cards into the forge by hand: no forge tokens in its rules, lists or sheets."""
-    from cardgen.pipeline import FaceFiles
-    from cardgen.sheets import sheet_groups
+    from cardgen.buildtypes import FaceFiles
+    from cardgen.imposition.stage import sheet_groups
 
     project, v1 = _snapshot(ROOT, "1")
     assert v1.rules["forge"] == "move_cards" and v1.deck_size("tokens") == 0
     text = " ".join(built[3]["1"])
     assert "token" not in text.lower()
-    rendered = Renderer(project, v1).render_all()
+    rendered = CardRenderer(project, v1).render_all()
     assert "tokens" not in rendered.backs
     faces = list(rendered.faces.values()) + list(rendered.backs.values())
     files = {f.key: FaceFiles(f, Path(f"{f.key}.pdf"), None) for f in faces}
@@ -275,16 +275,16 @@ def test_contents_page_numbers_match_the_pages_of_the_headings(built):
 
 def test_layout_gives_no_weasyprint_warnings():
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
-    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["letter"])
-    pdf = write_pdf(project, doc)
+    rendered = CardRenderer(project, snapshot).render_all()
+    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["letter"])
+    pdf = write_rulebook_pdf(project, doc)
     assert [w for w in pdf.warnings if "HarfBuzz-Subset" not in w] == []  # that one is the machine's
 
 
 def test_card_pictures_are_the_rendered_card_svgs():
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
-    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
+    rendered = CardRenderer(project, snapshot).render_all()
+    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     hilt = rendered.faces["shortsword-hilt"]
     url = FaceStore(project.build_dir / ".cache" / "svg").url(hilt)
     assert url in doc.html and Path(url.removeprefix("file://")).read_text() == hilt.svg
@@ -293,12 +293,12 @@ def test_card_pictures_are_the_rendered_card_svgs():
 
 def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
     """Callouts 1-5 end on the parts of the rendered card, read back from its geometry."""
-    from cardgen.fonts import FontSet
     from cardgen.preflight.geometry import read_parts
+    from cardgen.render.fonts import FontSet
 
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
-    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
+    rendered = CardRenderer(project, snapshot).render_all()
+    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     card = re.search(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">', doc.html)
     ox, oy = float(card.group(1)), float(card.group(2))  # the one card drawn at its real size
     ends = [(float(x) - ox, float(y) - oy) for x, y in
@@ -396,7 +396,7 @@ def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
         '{% endblock %}\n')
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "one-true-king"), None)
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     [output] = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("letter",)), tmp_path,
                                Manifest(tmp_path))
     text = " ".join(_text(output.path))

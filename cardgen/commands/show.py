@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ..describe import describe
+from ..data.describe import describe
 from .common import format_option, game_option, snapshot_from, version_option
 
 

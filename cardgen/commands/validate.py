@@ -6,10 +6,10 @@ import json
 
 import click
 
-from ..fonts import FontSet
+from ..data.validate import validate
 from ..preflight import preflight
-from ..render import Renderer
-from ..validate import validate
+from ..render.cards import CardRenderer
+from ..render.fonts import FontSet
 from .common import format_option, game_option, snapshot_from, version_option
 
 
@@ -49,5 +49,5 @@ def command(ctx, game, version, fmt, strict):
 
 def print_checks(project, snapshot):
     """What `build` would warn about in the cards themselves: the preflight of every face."""
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     return preflight(snapshot, rendered, FontSet(project.fonts_dir))

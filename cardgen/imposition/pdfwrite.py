@@ -23,8 +23,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..atomic import atomic_path
 from ..units import mm_to_pt, pt_to_mm
+from .geometry import Mark, Rect
 from .marks import ALIGN_HALF_MM, keep_clear_of
-from .model import Mark, Rect
 
 DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
 LINE_PT = 0.25
@@ -170,7 +170,7 @@ def fit_footer(plan: PagePlan, font: str, margin_mm: float) -> None:
     plan.marks = keep_clear_of(plan.marks, footer_box(plan.footer, font, plan.w_mm, margin_mm))
 
 
-def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *,
+def write_sheet_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *,
               font: str, margin_mm: float, title: str) -> None:
     """Render `plans` into `out`, atomically and byte-for-byte reproducibly."""
     base = _base_pages(plans, font, margin_mm)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 
+from ..buildtypes import Face, RenderedSet
 from ..colour import blend, contrast_ratio
+from ..data.snapshot import Snapshot
 from ..errors import Finding, Loc
-from ..fonts import FontSet
-from ..render import Face, RenderedSet
-from ..snapshot import Snapshot
+from ..render.fonts import FontSet
 from .geometry import Box, Shape, read_shapes
 
 SAFE_MM = 3.0  # text, icons and borders stay this far inside the trim

@@ -14,8 +14,8 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from ..fonts import FontSet
-from ..render import TEXT_CLASS
+from ..render.cards import TEXT_CLASS
+from ..render.fonts import FontSet
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ICON_MARGIN = 0.04  # icons keep their drawing inside 4..96 of their 100-unit viewBox

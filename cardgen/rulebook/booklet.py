@@ -18,13 +18,11 @@ import pikepdf
 
 from .. import cache as cache_mod
 from ..atomic import write_bytes
-from ..imposition import PAPERS, Paper
-from ..pipeline import BuildOptions, Output
-from ..project import Project
-from ..render import RenderedSet
-from ..snapshot import Snapshot
+from ..buildtypes import PAPER_SIZES, BuildOptions, Output, Paper, RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
 from ..units import mm_to_pt
-from .document import render_html, write_pdf
+from .document import rulebook_html, write_rulebook_pdf
 
 CODE_VERSION = "booklet-1"  # bump when this module changes what a booklet looks like
 HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7, 215.9)}  # half of each sheet
@@ -94,7 +92,7 @@ def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
         return []
     outputs = []
     for paper in options.papers:
-        doc = render_html(project, snapshot, rendered, template, PAGES[paper], extra={"booklet": True})
+        doc = rulebook_html(project, snapshot, rendered, template, PAGES[paper], extra={"booklet": True})
         out = out_dir / f"rulebook-booklet-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html,
                                      _templates_digest(project, snapshot), cache_mod.folder_digest(str(project.fonts_dir)))
@@ -103,8 +101,8 @@ def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
             with pikepdf.open(out) as done:
                 outputs.append(Output(out, what, len(done.pages), rebuilt=False))
             continue
-        pdf = write_pdf(project, doc)
-        data = impose(pdf.data, PAPERS[paper])
+        pdf = write_rulebook_pdf(project, doc)
+        data = impose(pdf.data, PAPER_SIZES[paper])
         write_bytes(out, data)
         manifest.record(out, inputs)
         outputs.append(Output(out, what, len(saddle_stitch(pdf.pages)), warnings=list(pdf.warnings)))

@@ -22,15 +22,16 @@ from typing import Any, Iterator
 
 from markupsafe import Markup, escape
 
-from .. import cardtext
 from ..atomic import write_text
+from ..buildtypes import Face, RenderedSet
 from ..cache import Cache
+from ..data import cardtext
+from ..data.project import Project
+from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import BuildError
-from ..fonts import FontSet
-from ..project import Project
-from ..render import Face, Renderer, RenderedSet
+from ..render.cards import CardRenderer
+from ..render.fonts import FontSet
 from ..units import svg_number as _fmt
-from ..snapshot import Card, Effect, Snapshot
 
 
 class RulebookError(BuildError):
@@ -292,7 +293,7 @@ class Helpers:
         self.snapshot = snapshot
         self.rendered = rendered
         self.store = store
-        self.renderer = Renderer(project, snapshot)  # for icons tinted exactly as on the cards
+        self.renderer = CardRenderer(project, snapshot)  # for icons tinted exactly as on the cards
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
 

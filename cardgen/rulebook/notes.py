@@ -17,15 +17,13 @@ from pathlib import Path
 
 from .. import cache as cache_mod
 from ..atomic import write_bytes
+from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from ..data.versions import resolve
 from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
-from ..imposition import PAPERS
-from ..pipeline import BuildOptions, Output
-from ..project import Project
-from ..render import RenderedSet
-from ..snapshot import Snapshot
-from ..versions import resolve
-from .document import render_html, write_pdf
+from .document import rulebook_html, write_rulebook_pdf
 from .outline import plain_text
 
 TEMPLATE = "notes.html.j2"
@@ -96,8 +94,8 @@ def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     rulebook = snapshot.game.file.rulebook
     if not rulebook or not _has_template(project, snapshot):
         return []  # a project made before the notes existed has no notes.html.j2 to lay out
-    questions = open_questions(render_html(project, snapshot, rendered, rulebook,
-                                           PAPERS[options.papers[0]]).html)
+    questions = open_questions(rulebook_html(project, snapshot, rendered, rulebook,
+                                           PAPER_SIZES[options.papers[0]]).html)
     extra = {
         "rulebook_questions": questions,
         "findings": finding_rows(project, findings),
@@ -109,13 +107,13 @@ def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     fonts = cache_mod.folder_digest(str(project.fonts_dir))
     outputs = []
     for paper in options.papers:
-        doc = render_html(project, snapshot, rendered, TEMPLATE, PAPERS[paper], extra=extra)
+        doc = rulebook_html(project, snapshot, rendered, TEMPLATE, PAPER_SIZES[paper], extra=extra)
         out = out_dir / f"notes-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
         if manifest.fresh(out, inputs):
             outputs.append(Output(out, f"designer's notes, {paper.upper()}", _pages(out), rebuilt=False))
             continue
-        pdf = write_pdf(project, doc)
+        pdf = write_rulebook_pdf(project, doc)
         write_bytes(out, pdf.data)
         manifest.record(out, inputs)
         outputs.append(Output(out, f"designer's notes, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings)))

@@ -12,21 +12,28 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    TemplateError,
+    select_autoescape,
+)
 from markupsafe import Markup
 
-from . import cardtext, textfit
-from .colour import ink_on
-from .cache import jinja_bytecode_cache
-from .errors import BuildError, Loc
+from ..buildtypes import Face, RenderedSet
+from ..cache import jinja_bytecode_cache
+from ..colour import ink_on
+from ..data import cardtext
+from ..data.project import Project
+from ..data.snapshot import Card, Snapshot
+from ..errors import BuildError, Loc
+from ..units import svg_number as _fmt
+from . import textfit
 from .fonts import FontSet
-from .project import Project
-from .snapshot import Card, Snapshot
-from .units import svg_number as _fmt
 
 VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
 SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
@@ -34,31 +41,7 @@ ID_RE = re.compile(r'id="([^"]+)"')
 TEXT_CLASS = "cg-text"  # marks fitted text blocks, which the preflight reads back
 
 
-@dataclass(frozen=True)
-class Face:
-    """One distinct printable image: a card face or a deck back, as SVG text."""
-
-    key: str  # unique, file-name safe: "card-arming-sword", "back-market"
-    svg: str
-    width_mm: float  # including bleed
-    height_mm: float
-    shape: str = "rect"
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()
-
-
-@dataclass
-class RenderedSet:
-    """Everything the print stages need: faces, backs, and which card uses which."""
-
-    faces: dict[str, Face] = field(default_factory=dict)  # card id -> face
-    backs: dict[str, Face] = field(default_factory=dict)  # deck id -> back (absent: blank back)
-    warnings: list[str] = field(default_factory=list)
-
-
-class Renderer:
+class CardRenderer:
     def __init__(self, project: Project, snapshot: Snapshot):
         self.project = project
         self.snapshot = snapshot

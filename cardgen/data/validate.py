@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 from jinja2 import TemplateError
 
+from ..errors import BuildError, Finding, Loc
 from . import cardtext
-from .errors import Finding, Loc
 from .model import ValueSpec
 from .project import Project
 from .snapshot import Card, Snapshot
@@ -372,3 +372,15 @@ def load_plugin(path: Path):
         del sys.modules[mod_name]
         raise
     return module
+
+
+class ValidationFailed(BuildError):
+    def __init__(self, errors: list[Finding]):
+        super().__init__(f"{len(errors)} error(s) in the game data; nothing was built")
+        self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join([str(e) for e in self.errors] + [self.message])
+
+    def report_lines(self) -> list[str]:
+        return [str(e) for e in self.errors] + [f"error: {self.message}"]

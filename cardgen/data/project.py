@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pydantic import Field
 
+from ..errors import InputError, Loc
 from . import model, yamlsource
-from .errors import InputError, Loc
 
 PROJECT_FILE = "cardgen.yml"
 
@@ -122,3 +122,17 @@ def load_project(root: Path) -> Project:
     doc = yamlsource.load(file)
     config = model.parse_model(ProjectFile, doc)
     return Project(root, config)
+
+
+def check_out_dir(project: Project, out_dir: Path) -> Path:
+    """Never write over the user's sources: refuse the project root and its source folders."""
+    out = out_dir.resolve()
+    protected = [p for p in project.source_paths if p.suffix != ".yml"]
+    protected += [project.root / "tests", project.root / "cardgen"]
+    if out == project.root:
+        raise InputError(f"refusing to build into the project folder itself ({out}); use build/ or a new folder")
+    for folder in protected:
+        folder = folder.resolve()
+        if out == folder or folder in out.parents:
+            raise InputError(f"refusing to build into {folder}: it holds your sources")
+    return out
