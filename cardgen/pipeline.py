@@ -6,10 +6,12 @@ whole output files are skipped when their inputs are unchanged (see cache.py).
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from pathlib import Path
 
 from . import cache as cache_mod
-from .buildtypes import BuildOptions, BuildResult, Progress
+from .buildtypes import BuildOptions, BuildResult, Progress, Timing
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
 from .data.validate import ValidationFailed, validate
@@ -17,58 +19,115 @@ from .preflight import preflight
 from .render.cards import CardRenderer
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
+from .workers import Workers
 
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
-    return project.build_dir / snapshot.game.id / snapshot.version
+    """build/<game>/<version>/ in the source language; a translation in its own sub-folder
+    (build/kings-blade/3.1/nl/), so no language overwrites another."""
+    folder = project.build_dir / snapshot.game.id / snapshot.version
+    if snapshot.language != snapshot.game.file.language:
+        folder = folder / snapshot.language
+    return folder
 
 
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
           progress: Progress | None = None) -> BuildResult:
+    """Validate, render, then rasterise the cards, impose the sheets and lay out the rulebook.
+
+    The slow steps share one pool of worker processes (`workers.py`): card renders are queued
+    first, the rulebooks behind them, so a core that runs out of cards moves on to a rulebook
+    while this process imposes the sheets as soon as the cards are done.
+    """
     options = options or BuildOptions()
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
-    findings = validate(project, snapshot)
+    result = BuildResult(out_dir)
+    with result.timed("validate"):
+        findings = validate(project, snapshot)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
-    result = BuildResult(out_dir, findings=findings)
+    result.findings = findings
     result.warnings += [str(f) for f in findings]
 
-    rendered = CardRenderer(project, snapshot).render_all()
+    with result.timed("render", "card faces and backs as SVG"):
+        rendered = CardRenderer(project, snapshot).render_all()
     result.warnings += rendered.warnings
-    checks = preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    with result.timed("preflight", "text, safe zones and fonts of every face"):
+        checks = preflight(snapshot, rendered, FontSet(project.fonts_dir))
     result.findings += checks
     result.warnings += [str(f) for f in checks]
     result.faces = len(rendered.faces) + len(rendered.backs)
+    if options.changed_since is not None:
+        from .diff.faces import card_faces, changed_between
+
+        with result.timed("compare", f"faces of version {options.changed_since.version}"):
+            only = changed_between(card_faces(project, options.changed_since), rendered.faces)
+        options = dataclasses.replace(options, only_cards=only, rulebook=False)
+    result.only_cards = options.only_cards
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest = cache_mod.Manifest(out_dir)
-    rasterised = Rasteriser(project, options, progress).run(rendered, out_dir)
-    result.cards, result.files, result.rendered = rendered, rasterised.files, rasterised.rendered
-    files = rasterised.files
+    rasteriser = Rasteriser(project, options, progress)
+    with Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        started = time.perf_counter()
+        files, jobs = rasteriser.plan(rendered)
+        queued = rasteriser.submit(jobs, workers)
+        planned = time.perf_counter()
+        rulebooks = None
+        translator = snapshot.translator
+        rulebook_words = translator is None or "rulebook" in translator.domains
+        if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
+            result.warnings.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
+                                   f"it (card_data/{snapshot.game.id}/locale/{snapshot.language}/rulebook.po); start "
+                                   f"one with `cardgen i18n update --lang {snapshot.language} --domain rulebook`")
+        if options.rulebook and snapshot.game.file.rulebook and rulebook_words:
+            from .rulebook.stage import start_rulebooks
 
-    if options.sheets:
-        # imported here: the PDF stack loads only when sheets are made
-        from .imposition.stage import build_sheets
+            rulebooks = start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers)
+        waited = time.perf_counter()
+        rasteriser.wait(jobs, queued)
+        result.timings.append(Timing("rasterise", planned - started + time.perf_counter() - waited,
+                                     f"{len(jobs)} of {len(files)} faces rendered to PDF/PNG, the rest cached"))
+        result.cards, result.files, result.rendered = rendered, files, len(jobs)
+        with result.timed("export", "SVG and PNG of every face into the output folder"):
+            rasteriser.publish(files, out_dir)
 
-        with progress.stage("Imposing print sheets"):
-            result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
-    if options.rulebook and snapshot.game.file.rulebook:
-        from .rulebook.stage import build_rulebooks
+        if options.sheets:
+            # imported here: the PDF stack loads only when sheets are made
+            from .imposition.stage import build_sheets
 
-        with progress.stage("Laying out the rulebook"):
-            result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
-    if options.rulebook and options.booklet and snapshot.game.file.rulebook:
-        from .rulebook.booklet import build_booklets
+            with progress.stage("Imposing print sheets"):
+                for paper in options.papers:
+                    one = dataclasses.replace(options, papers=(paper,))
+                    with result.timed(f"sheets {paper.upper()}"):
+                        result.outputs += build_sheets(project, snapshot, rendered, files, one, out_dir, manifest)
+        if rulebooks is not None:
+            with progress.stage("Laying out the rulebook"):
+                result.outputs += rulebooks.finish()
+            result.timings += rulebooks.timings
+        if rulebooks is not None and options.booklet:
+            from .rulebook.booklet import build_booklets
 
-        with progress.stage("Laying out the rulebook booklet"):
-            result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest)
-    if options.rulebook and options.notes and snapshot.game.file.rulebook:
-        from .rulebook.notes import build_notes
+            with progress.stage("Laying out the rulebook booklet"):
+                result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest)
+        if rulebooks is not None and options.notes:
+            from .rulebook.notes import build_notes
 
-        with progress.stage("Laying out the designer's notes"):
-            result.outputs += build_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest)
+            with progress.stage("Laying out the designer's notes"):
+                result.outputs += build_notes(project, snapshot, rendered, result.findings, options, out_dir,
+                                              manifest)
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+    result.shrunk = dict(rendered.shrunk)
+    if translator is not None and translator.missing:
+        result.missing = list(translator.missing)
+        # strings of the data are validator findings with their file:line; these are the templates'
+        templates = [m for m in result.missing if m not in translator.missing_locs]
+        shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in templates[:5])
+        more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
+        if templates:
+            result.warnings.append(f"{len(templates)} template string(s) not translated into '{snapshot.language}', "
+                                   f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
     manifest.forget_missing()
     manifest.save()
     return result

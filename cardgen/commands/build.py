@@ -7,16 +7,18 @@ from pathlib import Path
 
 import click
 
-from ..buildtypes import PAPER_NAMES, BuildOptions
+from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import display_path
 from ..pipeline import build
-from .common import game_option, snapshot_from, version_option
+from ..workers import worker_count
+from .common import game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="build")
 @game_option
 @version_option
+@lang_option
 @click.option("--paper", type=click.Choice(["a4", "letter", "both"]), default="both", show_default=True,
               help="Paper size of the sheets and the rulebook.")
 @click.option("--fronts-only", is_flag=True, help="Sheets without back pages (no duplex printing).")
@@ -31,36 +33,46 @@ from .common import game_option, snapshot_from, version_option
               help="Update pack: sheets holding only cards new or changed since VERSION.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
+@click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @click.pass_context
-def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, jobs, quiet):
+def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, jobs, quiet,
+            timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
-    project, snapshot = snapshot_from(ctx, game, version)
-    only = None
+    project, snapshot = snapshot_from(ctx, game, version, lang)
+    old = None
     if since is not None:
         from ..data.versions import resolve
-        from ..diff import changed_card_ids
 
-        only = changed_card_ids(resolve(project, snapshot.game, since), snapshot)
+        old = resolve(project, snapshot.game, since)
+    loaded = time.perf_counter()
     options = BuildOptions(
         papers=PAPER_NAMES if paper == "both" else (paper,),
         duplex=not fronts_only,
         png=not no_png,
         out_dir=out_dir,
         workers=jobs,
-        only_cards=only,
-        rulebook=not no_rulebook and only is None,
-        notes=not no_rulebook and only is None,
-        booklet=booklet and not no_rulebook and only is None,
+        changed_since=old,
+        rulebook=not no_rulebook and old is None,
+        notes=not no_rulebook and old is None,
+        booklet=booklet and not no_rulebook and old is None,
     )
     result = build(project, snapshot, options, progress_for(quiet))
+    elapsed = time.perf_counter() - started
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if quiet:
-        return
-    elapsed = time.perf_counter() - started
+    if not quiet:
+        _summary(snapshot, result, options, since, elapsed)
+    if timings:
+        stages = [Timing("load", loaded - started, "project, game and version files")] + result.timings
+        for line in timing_lines(stages, elapsed, worker_count(jobs)):
+            click.echo(line)
+
+
+def _summary(snapshot, result, options: BuildOptions, since: str | None, elapsed: float) -> None:
+    only = result.only_cards
     printed = sum(c.count for c in snapshot.cards if only is None or c.id in only)
-    click.echo(f"{snapshot.game.name} {snapshot.version}: {printed} cards to print, {result.faces} different "
+    click.echo(f"{snapshot.game.name} {snapshot.version} ({snapshot.language}): {printed} cards to print, {result.faces} different "
                f"faces and backs ({result.rendered} rendered, {result.faces - result.rendered} from cache) "
                f"in {elapsed:.1f}s")
     if only is not None:
@@ -68,6 +80,37 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, booklet
     for out in result.outputs:
         state = "" if out.rebuilt else " (unchanged)"
         click.echo(f"  {display_path(out.path)}  {out.what}, {out.pages} pages{state}")
+    click.echo(_text_fit(snapshot.language, result.shrunk, result.faces))
     if options.png:
         click.echo(f"  {display_path(result.out_dir / 'png')}/  card images, 300 DPI with bleed")
     click.echo(f"  {display_path(result.out_dir / 'svg')}/  card faces and backs as SVG")
+
+
+def _text_fit(lang: str, shrunk: dict[str, float], faces: int) -> str:
+    """The per-language text-fit report: faces whose text had to shrink below its normal size."""
+    if not shrunk:
+        return f"text fit ({lang}): every text at its normal size"
+    worst = sorted(shrunk.items(), key=lambda kv: (kv[1], kv[0]))
+    listed = ", ".join(f"{_name(face)} {ratio:.0%}" for face, ratio in worst[:8])
+    more = f", and {len(worst) - 8} more" if len(worst) > 8 else ""
+    return (f"text fit ({lang}): {len(shrunk)} of {faces} faces print text below its normal size "
+            f"(smallest size / normal): {listed}{more}")
+
+
+def _name(face: str) -> str:
+    """"card 'rapier'" -> "rapier"; "back of deck 'mine'" -> "back of deck mine"."""
+    return face[5:].strip("'") if face.startswith("card '") else face.replace("'", "")
+
+
+def timing_lines(stages: list[Timing], elapsed: float, workers: int) -> list[str]:
+    """The --timings table: one line per stage, then the wall-clock total.
+
+    Rulebook layout runs in worker processes at the same time as the card renders and the
+    sheets, so with several workers the stages add up to more than the total.
+    """
+    width = max(len(t.stage) for t in stages)
+    lines = ["stage times:"]
+    lines += [f"  {t.stage:<{width}}  {t.seconds:6.2f} s" + (f"   {t.detail}" if t.detail else "") for t in stages]
+    overlap = f", stages overlapping on {workers} worker processes" if workers > 1 else ""
+    lines.append(f"  {'total':<{width}}  {elapsed:6.2f} s   wall clock{overlap}")
+    return lines

@@ -7,17 +7,18 @@ import json
 import click
 
 from ..data.describe import describe
-from .common import format_option, game_option, snapshot_from, version_option
+from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="show")
 @game_option
 @version_option
+@lang_option
 @format_option
 @click.pass_context
-def command(ctx, game, version, fmt):
+def command(ctx, game, version, lang, fmt):
     """Show what a version is: rules, symbols with counts, every card with its text."""
-    _, snapshot = snapshot_from(ctx, game, version)
+    _, snapshot = snapshot_from(ctx, game, version, lang)
     data = describe(snapshot)
     if fmt == "json":
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))

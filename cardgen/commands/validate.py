@@ -7,22 +7,24 @@ import json
 import click
 
 from ..data.validate import validate
+from ..errors import Finding
 from ..preflight import preflight
 from ..render.cards import CardRenderer
 from ..render.fonts import FontSet
-from .common import format_option, game_option, snapshot_from, version_option
+from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="validate")
 @game_option
 @version_option
+@lang_option
 @format_option
 @click.option("--strict", is_flag=True, help="Treat warnings as problems (exit 1).")
 @click.pass_context
-def command(ctx, game, version, fmt, strict):
+def command(ctx, game, version, lang, fmt, strict):
     """Check a game version: references, counts, rules, the game's own checks, and the print
     preflight of every rendered card (safe zone, borders, overlap, contrast)."""
-    project, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     findings = validate(project, snapshot)
     if not any(f.severity == "error" for f in findings):
         findings += print_checks(project, snapshot)
@@ -48,6 +50,8 @@ def command(ctx, game, version, fmt, strict):
 
 
 def print_checks(project, snapshot):
-    """What `build` would warn about in the cards themselves: the preflight of every face."""
+    """What `build` would warn about in the cards themselves: text that does not fit its box,
+    and the preflight of every face."""
     rendered = CardRenderer(project, snapshot).render_all()
-    return preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    overflow = [Finding("warning", "text-overflow", w) for w in rendered.warnings]
+    return overflow + preflight(snapshot, rendered, FontSet(project.fonts_dir))

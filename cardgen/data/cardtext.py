@@ -16,6 +16,8 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from .translator import translator_of
+from .model import PluralText
 from .snapshot import Effect, Snapshot
 
 ICON_MARK = re.compile(r"\x00icon:([^|\x00]+)\|([^\x00]*)\x00")
@@ -92,9 +94,18 @@ def effect_values(snapshot: Snapshot, effect: Effect) -> dict[str, Any]:
     return values
 
 
+def sentence_source(snapshot: Snapshot, text: Any, values: dict[str, Any]) -> str:
+    """The Jinja2 source of a sentence in the snapshot's language: a plural sentence picks its
+    form for the number by that language's rule (a translation brings its own forms)."""
+    if isinstance(text, PluralText):
+        return translator_of(snapshot).ngettext(text.one, text.other, values.get(text.count) or 0)
+    return text
+
+
 def effect_sentence(snapshot: Snapshot, effect: Effect) -> str:
     kind = snapshot.game.effect_kinds[effect.do]
-    return render_sentence(snapshot, kind.text, effect_values(snapshot, effect)).strip()
+    values = effect_values(snapshot, effect)
+    return render_sentence(snapshot, sentence_source(snapshot, kind.text, values), values).strip()
 
 
 def to_runs(sentence: str, snapshot: Snapshot | None = None) -> list[TextRun | IconRun]:

@@ -125,6 +125,12 @@ class Snapshot:
     claims: list[Claim]
     claim_locs: list[Loc]
     unused_decks: dict[str, Loc] = field(default_factory=dict)  # this version's own `unused_decks`
+    lang: str = ""  # the language of every printed string; "" = the game's source language
+    translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
+
+    @property
+    def language(self) -> str:
+        return self.lang or self.game.file.language
 
     @property
     def info(self) -> VersionInfo:

@@ -31,6 +31,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..errors import BuildError, Loc
+from ..data.translator import translator_of
 from ..units import svg_number as _fmt
 from . import textfit
 from .fonts import FontSet
@@ -48,6 +49,7 @@ class CardRenderer:
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
         self.warnings: list[str] = []
+        self.shrunk: dict[str, float] = {}
         self._current: str = ""
         self.env = Environment(
             loader=FileSystemLoader([
@@ -59,8 +61,11 @@ class CardRenderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
-            bytecode_cache=jinja_bytecode_cache(project.build_dir),
+            bytecode_cache=jinja_bytecode_cache(project.cache_dir),
+            extensions=["jinja2.ext.i18n"],
         )
+        self.env.policies["ext.i18n.trimmed"] = True
+        translator_of(snapshot).install(self.env)
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
@@ -83,6 +88,7 @@ class CardRenderer:
             if deck.back and self.snapshot.cards_in_deck(deck_id):
                 result.backs[deck_id] = self.render_back(deck_id)
         result.warnings = list(self.warnings)
+        result.shrunk = dict(self.shrunk)
         return result
 
     def render_card(self, card: Card) -> Face:
@@ -107,28 +113,8 @@ class CardRenderer:
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
-
-        fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
-        "none" stretches it.
-        """
-        if not name:
-            return Markup("")
-        viewbox, body = _icon_source(self.project.icons_dir, name)
-        tint = colour or "#1f1a17"
-        suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
-        body = body.replace("currentColor", tint)
-        body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
-        body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
-        body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
-        op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
-        h = height if height is not None else size
-        aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
-                  "none": ' preserveAspectRatio="none"'}[fit]
-        return Markup(
-            f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-            f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
-        )
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icon_svg`."""
+        return icon_svg(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
 
     def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
                 min_size: float | None = None, font: str = "body", bold: bool = False,
@@ -143,6 +129,7 @@ class CardRenderer:
             self.warnings.append(
                 f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
             )
+        self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
 
@@ -167,6 +154,7 @@ class CardRenderer:
         else:
             self.warnings.append(f"{self._current}: {len(items)} paragraphs do not fit their box even at "
                                  f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+        self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
@@ -203,7 +191,16 @@ class CardRenderer:
 
     # --- internals ---------------------------------------------------------------------------
 
+    def _note_size(self, used: float, normal: float) -> None:
+        """Remember text that had to shrink: the build reports it per language (Italian runs
+        longer than English, so the same card may fit in one and shrink in the other)."""
+        if normal > 0 and used < normal - 1e-6:
+            ratio = used / normal
+            self.shrunk[self._current] = min(ratio, self.shrunk.get(self._current, 1.0))
+
     def _runs(self, content: Any, bold: bool, italic: bool) -> list:
+        if isinstance(content, Markup):  # a translated template string: text, not markup
+            content = content.unescape()
         if isinstance(content, (str, int, float)):
             return [textfit.Text(str(content), bold=bold, italic=italic)]
         runs = []
@@ -263,6 +260,32 @@ class CardRenderer:
 def _text_group(body: str) -> str:
     """Fitted text (with its inline icons) as one group, so the preflight can find text blocks."""
     return f'<g class="{TEXT_CLASS}">{body}</g>' if body else ""
+
+
+def icon_svg(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+             opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
+    """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+
+    fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
+    "none" stretches it. The rulebook draws its icons with this too, tinted as on the cards.
+    """
+    if not name:
+        return Markup("")
+    viewbox, body = _icon_source(icons_dir, name)
+    tint = colour or "#1f1a17"
+    suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
+    body = body.replace("currentColor", tint)
+    body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
+    body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
+    body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
+    op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
+    h = height if height is not None else size
+    aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
+              "none": ' preserveAspectRatio="none"'}[fit]
+    return Markup(
+        f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
+        f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
+    )
 
 
 def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:
