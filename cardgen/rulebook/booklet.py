@@ -22,6 +22,7 @@ from ..buildtypes import PAPER_SIZES, BuildOptions, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..units import mm_to_pt
+from ..workers import Workers
 from .document import rulebook_html, write_rulebook_pdf
 
 CODE_VERSION = "booklet-1"  # bump when this module changes what a booklet looks like
@@ -101,7 +102,7 @@ def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
             with pikepdf.open(out) as done:
                 outputs.append(Output(out, what, len(done.pages), rebuilt=False))
             continue
-        pdf = write_rulebook_pdf(project, doc)
+        pdf = _lay_out(project, doc)
         data = impose(pdf.data, PAPER_SIZES[paper])
         write_bytes(out, data)
         manifest.record(out, inputs)
@@ -119,3 +120,9 @@ def _templates_digest(project: Project, snapshot: Snapshot) -> str:
         h.update(str(path.relative_to(project.templates_dir)).encode())
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
+
+
+def _lay_out(project: Project, doc):
+    """weasyprint's layout with the project's fonts set up, as the rulebook stage does it."""
+    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        return workers.submit(write_rulebook_pdf, project, doc).result()

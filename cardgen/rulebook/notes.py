@@ -23,6 +23,7 @@ from ..data.snapshot import Snapshot
 from ..data.versions import resolve
 from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
+from ..workers import Workers
 from .document import rulebook_html, write_rulebook_pdf
 from .outline import plain_text
 
@@ -113,7 +114,7 @@ def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
         if manifest.fresh(out, inputs):
             outputs.append(Output(out, f"designer's notes, {paper.upper()}", _pages(out), rebuilt=False))
             continue
-        pdf = write_rulebook_pdf(project, doc)
+        pdf = _lay_out(project, doc)
         write_bytes(out, pdf.data)
         manifest.record(out, inputs)
         outputs.append(Output(out, f"designer's notes, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings)))
@@ -141,3 +142,9 @@ def _pages(path: Path) -> int:
 
     with pikepdf.open(path) as pdf:
         return len(pdf.pages)
+
+
+def _lay_out(project: Project, doc):
+    """weasyprint's layout with the project's fonts set up, as the rulebook stage does it."""
+    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        return workers.submit(write_rulebook_pdf, project, doc).result()
