@@ -2,7 +2,7 @@
 
 Core checks know only the generic format (card types, fields, symbols, effects, rules, decks,
 claims). A game may add checks of its own in a plug-in beside its data (`plugin:` in game.yml):
-a Python file defining `check(snapshot, report)`.
+a Python file defining `check(snapshot, report)` (and, for `cardgen simulate`, `simulation(snapshot)`).
 """
 
 from __future__ import annotations
