@@ -46,6 +46,8 @@ class BuildOptions:
     only_cards: set[str] | None = None  # update packs: print just these cards
     changed_since: Snapshot | None = None  # update packs: the cards whose face differs from this version's
     rulebook: bool = True
+    notes: bool = True  # the designer's notes beside the rulebook
+    booklet: bool = False  # the rulebook also as an A5 / half-Letter booklet, two up
     sheets: bool = True
 
 

@@ -201,11 +201,16 @@ class Claim(Strict):
     says: str | None = Field(None, description="The designer's words this claim comes from.")
 
 
-class Feedback(Strict):
-    language: str = "en"
+class FeedbackLines(Strict):
     positive: list[str] = Field(default_factory=list)
     negative: list[str] = Field(default_factory=list)
     ideas: list[str] = Field(default_factory=list)
+
+
+class Feedback(FeedbackLines):
+    language: str = "en"
+    translation: FeedbackLines | None = Field(
+        None, description="The same lines in the game's language, one for one (feedback received in another).")
 
 
 class Notes(Strict):
@@ -213,6 +218,8 @@ class Notes(Strict):
     feedback: Feedback | None = None
     choices: list[str] = Field(default_factory=list, description="Authoring choices where the seed is silent.")
     problems: list[str] = Field(default_factory=list, description="Known problems of this version.")
+    questions: list[str] = Field(default_factory=list,
+                                 description="Open design questions (the rulebook's open-question boxes are added to them).")
 
 
 class VersionFile(Strict):
@@ -234,6 +241,10 @@ class VersionFile(Strict):
         "by id after this file's own changes; blank cells keep the inherited value, count 0 removes a card.",
     )
     claims: list[Claim] = Field(default_factory=list)
+    unused_decks: list[str] = Field(
+        default_factory=list,
+        description="Decks the game declares but this version does not use (not inherited): no warning that "
+                    "they are empty, and an error if they hold cards.")
     notes: Notes = Field(default_factory=Notes)
 
 

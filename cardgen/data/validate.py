@@ -178,8 +178,17 @@ class _Context:
                 self._check_effect(card, effect)
         for did in self.game.decks:
             types = [t for t, ct in self.game.card_types.items() if ct.deck == did]
-            if types and self.s.deck_size(did) == 0:
-                self.report.warning("empty-deck", f"deck '{did}' has no cards in version {self.s.version}")
+            unused = self.s.unused_decks.get(did)
+            if unused is not None and self.s.deck_size(did):
+                self.report.error("unused-deck", f"deck '{did}' is listed in unused_decks but holds "
+                                  f"{self.s.deck_size(did)} cards in version {self.s.version}", loc=unused)
+            elif types and unused is None and self.s.deck_size(did) == 0:
+                self.report.warning("empty-deck", f"deck '{did}' has no cards in version {self.s.version} (list it "
+                                    "under unused_decks if this version does not use it)")
+        for did, loc in self.s.unused_decks.items():
+            if did not in self.game.decks:
+                self.report.error("unknown-deck", f"unused_decks names deck '{did}', which the game does not declare "
+                                  f"(expected one of: {', '.join(self.game.decks)})", loc=loc)
 
     def _check_effect(self, card: Card, effect) -> None:
         kind = self.game.effect_kinds.get(effect.do)

@@ -52,7 +52,8 @@ class Pdf:
 
 
 def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
-                paper: Paper) -> RulebookDocument:
+                  paper: Paper, extra: dict | None = None) -> RulebookDocument:
+    """`extra`: more values for the template (the designer's notes get findings and questions)."""
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.cache_dir / "svg")
     env = template_environment(project, snapshot.game.id)
@@ -64,7 +65,10 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
         paper=paper,
         template_url=lambda name: _template_url(project, name),
     )
+    env.globals.update(extra or {})
     path = game_dir / template
+    if not path.is_file():  # a template every game shares (the designer's notes)
+        path = project.templates_dir / "common" / template
     try:
         text = env.get_template(template).render()
     except TemplateSyntaxError as exc:
