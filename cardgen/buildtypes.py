@@ -10,9 +10,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .errors import Finding
 
@@ -45,6 +46,8 @@ class BuildOptions:
     only_cards: set[str] | None = None  # update packs: print just these cards
     changed_since: Snapshot | None = None  # update packs: the cards whose face differs from this version's
     rulebook: bool = True
+    notes: bool = True  # the designer's notes beside the rulebook
+    booklet: bool = False  # the rulebook also as an A5 / half-Letter booklet, two up
     sheets: bool = True
     back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
 

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,15 +34,18 @@ def digest_of(*parts: Any) -> str:
     return sha256_text(json.dumps(parts, sort_keys=True, default=str))
 
 
-@functools.lru_cache(maxsize=8)
-def folder_digest(folder: str) -> str:
-    """Hash of every file below `folder` (names and contents), e.g. the fonts."""
+def files_digest(base: Path, files: Iterable[Path]) -> str:
+    """Hash of the files' names (relative to `base`) and contents, in name order."""
     h = hashlib.sha256()
-    root = Path(folder)
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(root)).encode())
+    for path in sorted(files):
+        h.update(str(path.relative_to(base)).encode())
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
+
+
+def tree_digest(base: Path, *folders: Path) -> str:
+    """Hash of every file below `folders` (names relative to `base`), hashed afresh on each call."""
+    return files_digest(base, (p for folder in folders for p in folder.rglob("*") if p.is_file()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -112,12 +116,3 @@ class Manifest:
 
     def save(self) -> None:
         write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
-
-
-def jinja_bytecode_cache(cache_dir: Path):
-    """Compiled templates kept between runs: compiling is most of a no-op rebuild's template time."""
-    from jinja2 import FileSystemBytecodeCache
-
-    folder = cache_dir / "jinja"
-    folder.mkdir(parents=True, exist_ok=True)
-    return FileSystemBytecodeCache(str(folder))

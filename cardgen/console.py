@@ -5,9 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from .buildtypes import Progress
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 def interactive(quiet: bool) -> bool:
@@ -17,18 +21,13 @@ def interactive(quiet: bool) -> bool:
 class RichProgress(Progress):
     def __init__(self) -> None:
         from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TextColumn,
-            TimeElapsedColumn,
-        )
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
 
         self._console = Console(stderr=True)
         self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=self._console, transient=True)
-        self._task = None
+        self._task: TaskID | None = None
 
     @contextlib.contextmanager
     def stage(self, label: str) -> Iterator[None]:

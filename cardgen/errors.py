@@ -7,6 +7,7 @@ traceback. `InputError` stops the pipeline (exit 2); `Finding`s are collected by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,9 +80,9 @@ class InputError(CardgenError):
 class InputErrors(CardgenError):
     """Several independent input problems found in one pass (exit code 2)."""
 
-    def __init__(self, errors: list[CardgenError]):
+    def __init__(self, errors: Sequence[CardgenError]):
         super().__init__(f"{len(errors)} problem(s) in the input")
-        self.errors = errors
+        self.errors = list(errors)
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)

@@ -19,7 +19,7 @@ from .preflight import preflight
 from .render.cards import CardRenderer
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
-from .workers import Workers
+from .render.workers import Workers
 
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
@@ -106,6 +106,17 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
             with progress.stage("Laying out the rulebook"):
                 result.outputs += rulebooks.finish()
             result.timings += rulebooks.timings
+        if rulebooks is not None and options.booklet:
+            from .rulebook.booklet import build_booklets
+
+            with progress.stage("Laying out the rulebook booklet"):
+                result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest)
+        if rulebooks is not None and options.notes:
+            from .rulebook.notes import build_notes
+
+            with progress.stage("Laying out the designer's notes"):
+                result.outputs += build_notes(project, snapshot, rendered, result.findings, options, out_dir,
+                                              manifest)
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     result.shrunk = dict(rendered.shrunk)
     if translator is not None and translator.missing:

@@ -22,11 +22,18 @@ def mm_to_px(mm: float, dpi: float) -> int:
     return int(round(mm * dpi / MM_PER_INCH))
 
 
+def decimal(value: float, places: int = 4) -> str:
+    """A number as short, stable text: `places` decimals at most, no trailing zeros, never "-0".
+
+    Every number cardgen writes into an SVG, a PDF content stream or a cache key goes through
+    here, so the same input always gives the same bytes (no 1e-17 noise, no platform repr).
+    Four places is 1/10000 of a millimetre or point: far below any printer's resolution.
+    """
+    text = f"{float(value):.{places}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def svg_number(value: float | None) -> str:
-    """A length for SVG text: short and stable (no 1e-17 noise), so output bytes are deterministic."""
-    if value is None:
-        return ""
-    text = f"{float(value):.3f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    """A length for card templates (`fmt`), in mm to 1/1000: the precision card SVGs were
+    always written with (more places would change every card's bytes and cache key)."""
+    return "" if value is None else decimal(value, 3)

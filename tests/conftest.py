@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -55,3 +55,31 @@ def cli(capsys, monkeypatch):
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+# --- what a players' rulebook must not say --------------------------------------------------------
+
+import re  # noqa: E402
+
+DEVELOPER_WORDS = re.compile(
+    r"\b(seed|seeds|data|plug-?ins?|validator|validate|authoring|playtest\w*|template|yaml|json|"
+    r"this build|the build|notes\.choices|cardgen build)\b", re.I)
+IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")  # overflow_bounce, troop_positions
+
+
+def developer_vocabulary(text: str, snapshot) -> list[str]:
+    """Words of the toolchain and the design process found in a players' text: what the data
+    calls things (rule keys, effect kinds, card ids), the process (seed, plug-in, authoring,
+    playtest) and the designer's feedback quoted as received."""
+    hits = [m.group(0) for m in DEVELOPER_WORDS.finditer(text)]
+    hits += IDENTIFIER.findall(text)
+    game = snapshot.game
+    names = {n for n in set(game.rule_specs) | set(game.effect_kinds) | {c.id for c in snapshot.cards}
+             if "-" in n or "_" in n}  # "points" or "overflow" are words as well as ids
+    hits += [n for n in sorted(names) if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
+    for info in snapshot.chain:
+        fb = info.notes.feedback
+        for line in (fb.positive + fb.negative + fb.ideas) if fb else []:
+            if line[:40] in text:
+                hits.append(line[:40])
+    return hits

@@ -44,11 +44,14 @@ def _cards(snapshot):
     return {c["id"]: c for c in describe(snapshot)["cards"]}
 
 
-def test_3_to_31_changes_only_the_forge_rule(kb):
+def test_3_to_31_changes_the_forge_rule_and_answers_the_open_table_rules(kb):
     _, snaps = kb
     diff = _diff(kb, "3", "3.1")
     spec = snaps["3.1"].game.rule_specs["forge"]
-    assert [(c.key, c.old, c.new) for c in diff.rules] == [("forge", "token_optional", "token_required")]
+    answered = {"blade_deal": "deal_random", "market_refill": "immediately", "market_runs_out": "reshuffle",
+                "metal_discard": "mine_bottom", "mine_runs_out": "take_what_is_left", "metal_order": "row"}
+    assert [(c.key, c.old, c.new) for c in diff.rules] == [("forge", "token_optional", "token_required")] + [
+        (key, None, value) for key, value in answered.items()]  # in game.yml's order; 3 left them open
     rule = diff.rules[0]
     assert rule.label == spec.label
     assert (rule.old_text, rule.new_text) == (spec.values["token_optional"], spec.values["token_required"])
@@ -138,7 +141,7 @@ def test_changed_card_ids_compare_printed_faces(kb):
     assert changed_card_ids(snaps["2"], snaps["3"]) == {c.id for c in snaps["3"].cards if c.type in parts}
     v1_to_v2 = changed_card_ids(snaps["1"], snaps["2"], project)
     assert {c.id for c in snaps["2"].cards} - {c.id for c in snaps["1"].cards} <= v1_to_v2  # new cards
-    assert "forge-token" not in v1_to_v2
+    assert "forge-token" in v1_to_v2  # the forge token is new in V2
     recount = copy.deepcopy(snaps["3.1"])
     recount.card("steel").count = 7
     assert changed_card_ids(snaps["3.1"], recount) == set()  # a count is not printed

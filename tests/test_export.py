@@ -23,14 +23,7 @@ from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.export.install import saved_objects_dir
 from cardgen.export.printpng import PRESETS, export_png
-from cardgen.export.tts import (
-    MAX_PX,
-    PER_SHEET,
-    export_tts,
-    plan_objects,
-    saved_object,
-    write_objects,
-)
+from cardgen.export.tts import MAX_PX, PER_SHEET, export_tts, plan_objects, saved_object, write_objects
 from cardgen.pipeline import build
 from cardgen.units import mm_to_px
 

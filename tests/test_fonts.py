@@ -111,9 +111,9 @@ def test_missing_glyph_is_a_one_line_error():
 
 
 def test_config_lists_only_the_project_folder(tmp_path):
-    xml = fonts.fontconfig_xml(fonts.PROJECT_FONTS_DIR, tmp_path)
+    xml = fonts.fontconfig_xml(fonts.DEFAULT_FONTS_DIR, tmp_path)
 
-    assert re.findall(r"<dir>(.*?)</dir>", xml) == [str(fonts.PROJECT_FONTS_DIR)]
+    assert re.findall(r"<dir>(.*?)</dir>", xml) == [str(fonts.DEFAULT_FONTS_DIR.resolve())]  # the real folder, not a link
     [cachedir] = re.findall(r"<cachedir>(.*?)</cachedir>", xml)
     assert Path(cachedir).is_relative_to(tmp_path.resolve())
     assert "<include" not in xml
@@ -137,9 +137,9 @@ def test_use_project_fonts_is_idempotent_and_sets_the_environment():
 
 def test_a_copy_of_the_same_fonts_is_accepted_other_fonts_are_refused(tmp_path):
     copy, other = tmp_path / "copy", tmp_path / "other"
-    shutil.copytree(fonts.PROJECT_FONTS_DIR, copy)
+    shutil.copytree(fonts.DEFAULT_FONTS_DIR, copy)
     other.mkdir()
-    shutil.copy2(fonts.PROJECT_FONTS_DIR / "Cinzel-Regular.ttf", other)
+    shutil.copy2(fonts.DEFAULT_FONTS_DIR / "Cinzel-Regular.ttf", other)
     before = os.environ["FONTCONFIG_FILE"]
 
     fonts.use_project_fonts(copy, tmp_path / "cache")  # e.g. a test's copy of the project

@@ -93,7 +93,7 @@ def test_effect_on_undefined_metal_is_an_error_naming_file_and_card(cli, project
     path.write_text(text)
     result = cli("validate", "-v", "3.1", cwd=project_copy)
     assert result.code == 1
-    line = next(l for l in result.out.splitlines() if "mithril" in l)
+    line = next(ln for ln in result.out.splitlines() if "mithril" in ln)
     assert re.match(r"versions/kings-blade/3\.yml:\d+:\d+: error: effect 'points' is tied to 'mithril'", line)
     assert "[card katana-hilt]" in line
 

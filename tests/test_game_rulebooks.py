@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT
+from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions, RenderedSet
@@ -95,12 +95,19 @@ def test_a4_pages_and_only_the_projects_fonts_embedded(books, game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_readings_of_the_seed_are_in_the_book_and_the_version_notes(books, game):
-    """The rules flag where the seed is unclear; the version's notes record the reading taken."""
+    """The rules flag where the seed is unclear; the version's notes record the reading taken
+    (they are printed in the designer's notes, tests/test_designer_notes.py, not for players)."""
     book = books[game]
     assert "Open question: " in book.rules
     assert any(c.startswith("Rulebook, open question") for c in book.snapshot.info.notes.choices)
-    notes = book.text[book.text.index("About this version"):]
-    assert "Authoring choices" in notes and "Rulebook, open question" in notes
+    assert "Authoring choices" not in book.text and "Rulebook, open question" not in book.text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_players_rulebook_has_no_developer_vocabulary(books, game):
+    book = books[game]
+    assert len(book.text) > 3000
+    assert developer_vocabulary(book.text, book.snapshot) == []
 
 
 # --- Way of the Blade ----------------------------------------------------------------------------
@@ -199,7 +206,7 @@ def test_knightfall_troop_layout_and_the_contradiction_box(books):
     assert "1 Knight + 3 Archers + 4 Mages = 8 positions" in rules
     box = rules[rules.index("Open question: a troop of 10 or of 8?"):]
     assert "(10 cards in total)" in box
-    assert "This build follows the layout. Its camp maps have 8 positions" in box
+    assert "These rules follow the layout. The camp maps have 8 positions" in box
     assert "the limit of 10 in stage 2 is never reached" in box
 
 
@@ -218,7 +225,7 @@ def test_changed_data_changes_the_rulebooks(project_copy):
     knightfall.write_text(knightfall.read_text().replace("troop_limit: 10 ", "troop_limit: 8 "))
     html = _html(project_copy, "knightfall")
     assert "If your troop exceeds 8 cards" in html
-    assert "a troop of" not in html and "This build follows the layout" not in html
+    assert "a troop of" not in html and "These rules follow the layout" not in html
 
     otk = project_copy / "versions/one-true-king/1.yml"
     otk.write_text(otk.read_text().replace("    - DUDUDUD\n    - UDUDUDU\n    - DUDUDUD\n    - UDUDUDU\n    - DUDUDUD\n",

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
+from conftest import ROOT
 
 from cardgen.data.project import load_project
 from cardgen.data.translator import Translator
 from cardgen.data.versions import load_game
-
-from conftest import ROOT
 
 
 def _pdf_text(path: Path) -> str:

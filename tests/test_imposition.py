@@ -21,16 +21,7 @@ import pytest
 from PIL import Image, ImageChops, ImageOps
 from pypdf import PdfReader
 
-from cardgen.imposition import (
-    PAPER_SIZES,
-    Rect,
-    SheetSpec,
-    Slot,
-    grid_for,
-    impose,
-    layout_for,
-    tile,
-)
+from cardgen.imposition import PAPER_SIZES, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile
 from cardgen.imposition.layout import fit_axis
 from cardgen.imposition.marks import mark_bounds
 from cardgen.units import mm_to_pt, pt_to_mm
@@ -565,8 +556,8 @@ def test_tile_alignment_marks_point_at_the_neighbours_edge(tmp_path):
     by_page = {p.page: p for p in result.placements}
     for page, p in by_page.items():
         row, col = divmod(page, result.cols)
-        to_source_x = lambda x: x - p.x_mm + p.source.x  # noqa: E731
-        to_source_y = lambda y: y - p.y_mm + p.source.y  # noqa: E731
+        to_source_x = lambda x, p=p: x - p.x_mm + p.source.x  # noqa: E731
+        to_source_y = lambda y, p=p: y - p.y_mm + p.source.y  # noqa: E731
         align = [m for m in result.marks if m.page == page and m.kind == "align"]
         vertical = {round(to_source_x(m.x1), 6) for m in align if m.x0 == m.x1}
         horizontal = {round(to_source_y(m.y1), 6) for m in align if m.y0 == m.y1}

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
@@ -18,7 +19,6 @@ from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
 from cardgen.imposition.stage import sheet_groups
 from cardgen.pipeline import build
-from conftest import ROOT
 
 GAME = "kings-guild"
 VERSION_FILE = "versions/kings-guild/1.yml"

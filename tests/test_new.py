@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
+import pytest
 from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.commands.new import RULEBOOK_COMMON, slug
+from cardgen.builtin import FONTS_DIR
+from cardgen.commands.new import slug
+from cardgen.data.project import check_out_dir, load_project
+from cardgen.errors import InputError
 
 
 def _text(pdf) -> str:
@@ -52,16 +59,38 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
         "AlegreyaSans-Bold.ttf", "AlegreyaSans-Italic.ttf", "AlegreyaSans-Regular.ttf",
         "Cinzel-Bold.ttf", "Cinzel-Regular.ttf"]
     assert (root / "schema/game.schema.json").is_file()
-    for name in RULEBOOK_COMMON:  # what the skeleton's rulebook extends
-        assert (root / "templates/common" / name).read_text() == (ROOT / "templates/common" / name).read_text()
+    assert list((root / "templates/common").iterdir()) == []  # cardgen's own are found without copies
     assert "Dragon Race" in (root / "card_data/dragon-race/game.yml").read_text()
 
     result = cli("validate", cwd=root)  # the new project's default game
     assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out
+    shutil.rmtree(root / "fonts")  # a project without fonts of its own builds with cardgen's
     result = cli("build", "--no-png", "--paper", "letter", cwd=root)
     assert result.code == 0, result.err
     assert (root / "build/dragon-race/1/sheets-letter-duplex.pdf").is_file()
     assert "Main deck: 9 cards" in _text(root / "build/dragon-race/1/rulebook-letter.pdf")
+    embedded = subprocess.run(["pdffonts", root / "build/dragon-race/1/rulebook-letter.pdf"],
+                              capture_output=True, text=True, check=True).stdout
+    assert "Cinzel" in embedded and "Alegreya-Sans" in embedded  # weasyprint names the family so
+
+
+def test_output_guard_protects_a_projects_sources_not_every_tests_folder(cli, tmp_path):
+    assert cli("new", "dragon-race", cwd=tmp_path).code == 0
+    project = load_project(tmp_path / "dragon-race")
+    assert check_out_dir(project, project.root / "tests" / "out") == project.root / "tests" / "out"
+    for source in ("card_data", "versions/x", "templates", "icons", "fonts", "schema"):
+        with pytest.raises(InputError, match="holds your sources"):
+            check_out_dir(project, project.root / source)
+    with pytest.raises(InputError, match="holds your sources"):  # cardgen's own files
+        check_out_dir(project, FONTS_DIR.parent / "out")
+    with pytest.raises(InputError, match="project folder itself"):
+        check_out_dir(project, project.root)
+
+
+def test_output_guard_protects_the_folders_cardgen_yml_lists(cli):
+    result = cli("build", "-v", "3.1", "--out", "tests/out")  # this repository lists tests/ as protected
+    assert result.code == 2 and "holds your sources" in result.err
+    assert not (ROOT / "tests/out").exists()
 
 
 def test_new_refuses_an_existing_game(cli, project_copy):

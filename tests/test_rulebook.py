@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT
+from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -60,10 +60,10 @@ def built(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:  # count the Renderers a build makes
         made = CardRenderer.__init__
         patch.setattr(CardRenderer, "__init__", lambda self, *a: renderers.append(a) or made(self, *a))
-        result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False))
+        result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False, booklet=True))
     result.renderers = len(renderers)
     books = {"3.1": out / "rulebook-a4.pdf"}
-    for version in ("1", "2"):
+    for version in ("1", "2", "3"):
         dest = tmp_path_factory.mktemp(f"rb{version}")
         _rulebook(ROOT, version, dest)
         books[version] = dest / "rulebook-a4.pdf"
@@ -76,10 +76,12 @@ def built(tmp_path_factory):
 def test_pipeline_writes_both_papers_with_their_page_size(built):
     result, out, _, _ = built
     outputs = {o.path.name: o for o in result.outputs}
-    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf"}
-    for name, size in (("rulebook-a4.pdf", A4_PT), ("rulebook-letter.pdf", LETTER_PT)):
+    assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf", "notes-a4.pdf", "notes-letter.pdf",
+                            "rulebook-booklet-a4.pdf", "rulebook-booklet-letter.pdf"}
+    for name, size in (("rulebook-a4.pdf", A4_PT), ("rulebook-letter.pdf", LETTER_PT),
+                       ("notes-a4.pdf", A4_PT), ("notes-letter.pdf", LETTER_PT)):
         with pikepdf.open(out / name) as pdf:
-            assert len(pdf.pages) == outputs[name].pages >= 9
+            assert len(pdf.pages) == outputs[name].pages >= (7 if name.startswith("rulebook") else 2)
             for page in pdf.pages:
                 box = [float(v) for v in page.mediabox]
                 assert abs(box[2] - size[0]) < 0.5 and abs(box[3] - size[1]) < 0.5
@@ -107,6 +109,29 @@ def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_pa
     assert [o.rebuilt for o in again] == [False]
     _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
     assert (tmp_path / "rulebook-a4.pdf").read_bytes() == books["3.1"].read_bytes()
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_booklet_is_written_beside_the_rulebook_in_saddle_stitch_order(built, paper):
+    from test_booklet import _halves
+
+    result, out, _, _ = built
+    [booklet] = [o for o in result.outputs if o.path.name == f"rulebook-booklet-{paper}.pdf"]
+    width, height = PAPER_SIZES[paper].height_mm / 25.4 * 72, PAPER_SIZES[paper].width_mm / 25.4 * 72
+    with pikepdf.open(booklet.path) as pdf:
+        sides = len(pdf.pages)
+        assert sides == booklet.pages and sides % 2 == 0 and sides >= 4  # whole sheets, duplex
+        for page in pdf.pages:
+            box = [float(v) for v in page.mediabox]
+            assert abs(box[2] - width) < 0.5 and abs(box[3] - height) < 0.5
+    pages = sides * 2  # booklet pages, padded to a multiple of 4
+    assert pages % 4 == 0
+    left, right = _halves(booklet.path, 0, width, height)
+    assert right.startswith("The King's Blade") and "Rules for Version 3.1" in right  # the cover, page 1
+    left, _ = _halves(booklet.path, 1, width, height)
+    assert left.startswith("Contents")  # page 2 on the back of the cover
+    last_left, _ = _halves(booklet.path, 0, width, height)
+    assert last_left == "" or last_left.endswith(str(pages))  # the last page: blank padding, or numbered
 
 
 # --- the rules come from the data --------------------------------------------------------------
@@ -152,7 +177,7 @@ def test_every_enum_rule_prints_its_own_sentence_and_no_other(built, version):
         if spec.type != "enum":
             continue
         for value, sentence in spec.values.items():
-            assert (sentence in rules) == (snapshot.rules[key] == value), (key, value)
+            assert (sentence in rules) == (snapshot.rules.get(key) == value), (key, value)
 
 
 def test_examples_use_the_rules_of_the_version(built):
@@ -179,15 +204,60 @@ def test_card_list_gives_every_card_with_its_generated_text(built):
             assert cardtext.effect_plain(snapshot, effect) in appendix, (card.id, effect.do)
 
 
-def test_appendix_has_change_notes_of_the_whole_chain_and_feedback(built):
+def test_players_rulebook_has_credits_on_the_cover_and_no_designer_notes(built):
+    """Change notes, feedback and authoring choices are in notes-<paper>.pdf, not here."""
     text = " ".join(built[3]["3.1"])
-    notes = text[text.index("About this version"):]
-    assert "The Forge Token must now always be on a sword part." in notes  # 3.1
-    assert "Changed the maximum metal cards in your hand from 4 to 3." in notes  # 3
-    assert "Added a maximum of 4 metals in your hand (storage)." in notes  # 2
-    assert "Playtest feedback (in Dutch, as received)" in notes
-    assert "Kaarten zien er mooi en duidelijk uit" in notes
-    assert "Known problems" in notes and "Authoring choices" in notes
+    assert "Game design: Robbert Sloof." in built[3]["3.1"][0]
+    for gone in ("About this version", "Earlier versions", "Authoring choices", "Playtest feedback",
+                 "Kaarten zien er mooi en duidelijk uit", "The Forge Token must now always be on a sword part."):
+        assert gone not in text
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3", "3.1"])
+def test_players_rulebook_has_no_developer_vocabulary(built, version):
+    """No ids (overflow_bounce), no 'seed', 'data', 'plug-in', no raw feedback: read from the PDF."""
+    _, snapshot = _snapshot(ROOT, version)
+    text = " ".join(built[3][version])
+    assert len(text) > 5000  # the whole book was read
+    assert developer_vocabulary(text, snapshot) == []
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3", "3.1"])
+def test_components_and_set_up_numbers_are_the_datas(built, version):
+    _, snapshot = _snapshot(ROOT, version)
+    rules = _rules_text(built[3][version])
+    types = snapshot.game.card_types
+    listed = rules[rules.index("Components "):rules.index("Blade, hilt and upgrade cards are the sword parts")]
+    expected = [f"{sum(c.count for c in snapshot.cards_of_type(t))} {types[t].label.lower()} cards"
+                for t in ("blade", "hilt", "upgrade", "metal")]
+    tokens = sum(c.count for c in snapshot.cards_of_type("forge-token"))
+    assert tokens == (0 if version == "1" else 4)
+    if tokens:
+        expected.append(f"{tokens} forge tokens, one per player")
+    assert re.sub(r": Steel ×.*?Elvish Steel ×\d+", "", listed) == "Components " + " ".join(expected) + " "
+    assert f"Shuffle the {snapshot.deck_size('mine')} metal cards" in rules
+    assert f"Draw {snapshot.rules['market_face_up']} cards from the pile" in rules
+    assert f"give every player {snapshot.rules['starting_hand']} metal cards" in rules
+
+
+def test_version_1_lists_and_prints_only_what_it_uses(built):
+    """V1 moved cards into the forge by hand: no forge tokens in its rules, lists or sheets."""
+    from cardgen.buildtypes import FaceFiles
+    from cardgen.imposition.stage import sheet_groups
+
+    project, v1 = _snapshot(ROOT, "1")
+    assert v1.rules["forge"] == "move_cards" and v1.deck_size("tokens") == 0
+    text = " ".join(built[3]["1"])
+    assert "token" not in text.lower()
+    rendered = CardRenderer(project, v1).render_all()
+    assert "tokens" not in rendered.backs
+    faces = list(rendered.faces.values()) + list(rendered.backs.values())
+    files = {f.key: FaceFiles(f, Path(f"{f.key}.pdf"), None) for f in faces}
+    slots = [s for g in sheet_groups(v1, rendered, files) for s in g.slots]
+    assert len(slots) == sum(c.count for c in v1.cards) == 6 + 18 + 60
+    assert not any(s.label == "forge-token" for s in slots)
+    _, v2 = _snapshot(ROOT, "2")
+    assert v2.deck_size("tokens") == 4  # the token arrives with V2, as its notes say
 
 
 # --- the PDF -----------------------------------------------------------------------------------
@@ -211,16 +281,15 @@ def test_contents_page_numbers_match_the_pages_of_the_headings(built):
     pages = built[3]["3.1"]
     contents = next(i for i, t in enumerate(pages) if t.startswith("Contents"))
     checked = 0
-    for title in ("Set-up", "Card information", "Overflow", "End of the game", "Examples", "Card list",
-                  "About this version"):
+    for title in ("Set-up", "Card information", "Overflow", "End of the game", "Examples", "Card list"):
         m = re.search(re.escape(title) + r" \.{3,} (\d+)", pages[contents])
         assert m, f"no contents entry for {title}"
         number = int(m.group(1))
         assert number > contents + 1
-        assert re.search(r"(^|[.:)] )" + re.escape(title) + " ", pages[number - 1]), (title, number)
+        assert re.search(r"(^|[.:)\d] )" + re.escape(title) + " ", pages[number - 1]), (title, number)
         assert f"· Version 3.1 {number}" in pages[number - 1]  # the footer shows the same number
         checked += 1
-    assert checked == 7
+    assert checked == 6
 
 
 def test_layout_gives_no_weasyprint_warnings():
@@ -352,7 +421,7 @@ def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
     text = " ".join(_text(output.path))
     assert f"Lay out {len(snapshot.rules['grid'])} rows of cards; {snapshot.rules['spare_cards']} cards are spare" in text
     assert re.search(r"Contents Set-up \.+ 2 Suits \.+ 2 Card list \.+ 3", text)
-    assert "Credits A Global Game Jam 2019 submission." in text
+    assert "A Global Game Jam 2019 submission." in text.split("Contents")[0]  # on the cover
 
 
 def test_outline_gives_headings_ids_and_lists_them():

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 import pytest
 from conftest import ROOT
 
+from cardgen.data.plugin import load_plugin
 from cardgen.data.project import load_project
 from cardgen.data.snapshot import Effect
-from cardgen.data.validate import load_plugin
 from cardgen.data.versions import load_game, resolve
 
 

@@ -11,7 +11,7 @@ from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import display_path
 from ..pipeline import build
-from ..workers import worker_count
+from ..render.workers import worker_count
 from .common import game_option, lang_option, parse_offset, snapshot_from, version_option
 
 
@@ -23,7 +23,10 @@ from .common import game_option, lang_option, parse_offset, snapshot_from, versi
               help="Paper size of the sheets and the rulebook.")
 @click.option("--fronts-only", is_flag=True, help="Sheets without back pages (no duplex printing).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI PNG of every card.")
-@click.option("--no-rulebook", is_flag=True, help="Skip the rulebook.")
+@click.option("--no-rulebook", is_flag=True, help="Skip the rulebook and the designer's notes.")
+@click.option("--booklet", is_flag=True,
+              help="Also write the rulebook as a booklet: A5 pages two up on A4 (half-Letter on Letter), "
+                   "in saddle-stitch order for duplex printing (rulebook-booklet-<paper>.pdf).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder. Default: build/<game>/<version>/.")
 @click.option("--only-changed-since", "since", default=None, metavar="VERSION",
@@ -36,8 +39,8 @@ from .common import game_option, lang_option, parse_offset, snapshot_from, versi
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @click.pass_context
-def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, out_dir, since, duplex_offset, jobs,
-            quiet, timings):
+def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
+            jobs, quiet, timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
     project, snapshot = snapshot_from(ctx, game, version, lang)
@@ -55,6 +58,8 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, o
         workers=jobs,
         changed_since=old,
         rulebook=not no_rulebook and old is None,
+        notes=not no_rulebook and old is None,
+        booklet=booklet and not no_rulebook and old is None,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
     )
     result = build(project, snapshot, options, progress_for(quiet))

@@ -53,12 +53,7 @@ def _checked_snapshot(ctx, game, version, lang=None):
 @click.pass_context
 def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
     """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
-    from ..export.install import (
-        file_url,
-        folder_name,
-        install_objects,
-        saved_objects_dir,
-    )
+    from ..export.install import file_url, folder_name, install_objects, saved_objects_dir
     from ..export.tts import export_tts, write_objects
 
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
@@ -74,7 +69,7 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
     target = None
     if install:
         target = saved_objects_dir() / folder_name(snapshot.game.name)
-        install_objects(objects, snapshot, out, target, url_in(target))
+        install_objects(objects, snapshot, out, target, url_in(target))  # type: ignore[arg-type]  # boards and tokens too
     if quiet:
         return
     for obj in objects:
@@ -83,7 +78,7 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
                        f"{len(obj.pieces)} different")
             continue
         sheets = ", ".join(f"{s.cols}x{s.rows} of {s.cell[0]}x{s.cell[1]} px" for s in obj.sheets)
-        click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {len(obj.copies)} cards, "
+        click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {len(obj.copies)} cards, "  # type: ignore[arg-type]
                    f"{sum(len(s.cards) for s in obj.sheets)} different ({sheets})")
     if target is not None:
         click.echo(f"installed into {target} (Tabletop Simulator: Objects > Saved Objects)")

@@ -6,11 +6,11 @@ import math
 
 import click
 
+from ..data.versions import load_game
 from ..errors import display_path
 from ..i18n import catalogs
 from ..i18n.extract import extract
 from ..i18n.status import language_status
-from ..data.versions import load_game
 from .common import game_option, project_from
 
 

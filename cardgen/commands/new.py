@@ -2,11 +2,12 @@
 
 Inside a project (a folder with cardgen.yml at or above the working directory, or --project)
 the game is added to it. Anywhere else a new project folder NAME/ is made around it, with
-cardgen.yml, the toolchain's fonts and the JSON Schemas, ready to be a git repository.
-The skeleton (cardgen/skeleton/) is package data: its .yml files are Jinja2 templates filled
-with the game's id and name; the card and rulebook templates are copied as they are. The
-skeleton's rulebook extends the common rulebook templates, which are copied from the
-toolchain's own templates/common/ into the project when it lacks them (never overwritten).
+cardgen.yml, a copy of cardgen's fonts (so the project's cards never change with a cardgen
+upgrade, and the licences travel with it) and the JSON Schemas, ready to be a git repository.
+The skeleton (cardgen/builtin/skeleton/) is package data: its .yml files are Jinja2 templates
+filled with the game's id and name; the card and rulebook templates are copied as they are.
+The skeleton's rulebook extends the common rulebook templates, which cardgen ships and finds
+by itself (a project's templates/common/ may hold its own versions, which take precedence).
 """
 
 from __future__ import annotations
@@ -14,17 +15,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from importlib import resources
 from pathlib import Path
 
 import click
 from jinja2 import Environment, StrictUndefined
 
 from ..atomic import write_text
+from ..builtin import FONTS_DIR, SKELETON_DIR
 from ..data.model import json_schemas
 from ..data.project import PROJECT_FILE, load_project, project_root
 from ..errors import InputError, display_path
-from ..render.fonts import PROJECT_FONTS_DIR
 
 # skeleton file -> where it goes in the project ({id} is the game's id)
 GAME_FILES = {
@@ -35,10 +35,6 @@ GAME_FILES = {
     "rulebook.html.j2": "templates/{id}/rulebook.html.j2",
 }
 PROJECT_FILES = {PROJECT_FILE: PROJECT_FILE, "gitignore": ".gitignore"}
-# what every game's rulebook extends (see templates/common/rulebook-base.html.j2), from the
-# toolchain's own project, like its fonts
-COMMON_TEMPLATES_DIR = PROJECT_FONTS_DIR.parent / "templates" / "common"
-RULEBOOK_COMMON = ("rulebook-base.html.j2", "rulebook-macros.html.j2", "rulebook.css")
 
 
 def slug(name: str) -> str:
@@ -66,7 +62,6 @@ def command(ctx, name):
         created = []
     if (root / "card_data" / game_id).exists():
         raise InputError(f"game '{game_id}' already exists in {display_path(root / 'card_data')}")
-    created += _common_templates(root)
     created += _copy(GAME_FILES, root, game_id, title)
     for path in created:
         click.echo(f"  created {display_path(path)}")
@@ -82,33 +77,13 @@ def _new_project(root: Path, game_id: str, title: str) -> list[Path]:
         created.append(path)
     for folder in ("icons", "templates/common"):
         (root / folder).mkdir(parents=True, exist_ok=True)
-    if PROJECT_FONTS_DIR.is_dir():
-        shutil.copytree(PROJECT_FONTS_DIR, root / "fonts")
-        created.append(root / "fonts")
-    else:
-        click.echo(f"warning: no fonts to copy; put Cinzel and Alegreya Sans (.ttf) into "
-                   f"{display_path(root / 'fonts')} before building", err=True)
-    return created
-
-
-def _common_templates(root: Path) -> list[Path]:
-    """The common rulebook templates the project lacks, so the new game's rulebook builds."""
-    missing = [name for name in RULEBOOK_COMMON if not (root / "templates" / "common" / name).is_file()]
-    sources = [COMMON_TEMPLATES_DIR / name for name in missing]
-    if not all(src.is_file() for src in sources):
-        click.echo(f"warning: no common rulebook templates to copy; put {', '.join(missing)} into "
-                   f"{display_path(root / 'templates' / 'common')} before building the rulebook", err=True)
-        return []
-    created = []
-    for src in sources:
-        path = root / "templates" / "common" / src.name
-        write_text(path, src.read_text(encoding="utf-8"))
-        created.append(path)
+    shutil.copytree(FONTS_DIR, root / "fonts")
+    created.append(root / "fonts")
     return created
 
 
 def _copy(files: dict[str, str], root: Path, game_id: str, title: str) -> list[Path]:
-    skeleton = resources.files("cardgen") / "skeleton"
+    skeleton = SKELETON_DIR
     env = Environment(undefined=StrictUndefined, keep_trailing_newline=True)
     created = []
     for source, target in files.items():

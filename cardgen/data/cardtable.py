@@ -82,7 +82,7 @@ def _read_csv(path: Path) -> list[Row]:
         line = reader.line_num
         if header is None:
             if any(v.strip() for v in record):
-                header = _header(record, lambda col: Loc(path, line, col))
+                header = _header(record, lambda col, line=line: Loc(path, line, col))
             continue
         cells = {}
         for col, value in enumerate(record, start=1):

@@ -16,9 +16,9 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .translator import translator_of
 from .model import PluralText
 from .snapshot import Effect, Snapshot
+from .translator import translator_of
 
 ICON_MARK = re.compile(r"\x00icon:([^|\x00]+)\|([^\x00]*)\x00")
 
@@ -59,7 +59,7 @@ def _plural(n: Any, word: str, plural: str | None = None) -> str:
     return word if n == 1 else (plural or word + "s")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _env() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
     env.globals.update(icon=_icon, plural=_plural)

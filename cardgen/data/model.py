@@ -8,11 +8,12 @@ the game itself (`card_types`, `effects`, `rules`), so the core never knows abou
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
-from ..errors import InputError, InputErrors
+from ..errors import CardgenError, InputError, InputErrors
 from .yamlsource import YamlDocument, type_name
 
 Colour = str  # "#rrggbb"; checked by the validator
@@ -60,7 +61,7 @@ class Size(Strict):
     height_mm: float = Field(gt=0)
 
 
-SizeRef = Union[str, Size]
+SizeRef = str | Size
 
 
 class CardType(Strict):
@@ -200,11 +201,16 @@ class Claim(Strict):
     says: str | None = Field(None, description="The designer's words this claim comes from.")
 
 
-class Feedback(Strict):
-    language: str = "en"
+class FeedbackLines(Strict):
     positive: list[str] = Field(default_factory=list)
     negative: list[str] = Field(default_factory=list)
     ideas: list[str] = Field(default_factory=list)
+
+
+class Feedback(FeedbackLines):
+    language: str = "en"
+    translation: FeedbackLines | None = Field(
+        None, description="The same lines in the game's language, one for one (feedback received in another).")
 
 
 class Notes(Strict):
@@ -212,6 +218,8 @@ class Notes(Strict):
     feedback: Feedback | None = None
     choices: list[str] = Field(default_factory=list, description="Authoring choices where the seed is silent.")
     problems: list[str] = Field(default_factory=list, description="Known problems of this version.")
+    questions: list[str] = Field(default_factory=list,
+                                 description="Open design questions (the rulebook's open-question boxes are added to them).")
 
 
 class VersionFile(Strict):
@@ -233,22 +241,29 @@ class VersionFile(Strict):
         "by id after this file's own changes; blank cells keep the inherited value, count 0 removes a card.",
     )
     claims: list[Claim] = Field(default_factory=list)
+    unused_decks: list[str] = Field(
+        default_factory=list,
+        description="Decks the game declares but this version does not use (not inherited): no warning that "
+                    "they are empty, and an error if they hold cards.")
     notes: Notes = Field(default_factory=Notes)
 
 
 # --- validation with locations ----------------------------------------------------------------
 
 
-def parse_model(model: type[BaseModel], doc: YamlDocument) -> BaseModel:
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_model(model: type[M], doc: YamlDocument) -> M:
     """Validate a document against a model; every problem becomes a file:line:column line."""
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
-        errors = [config_error(model, doc, err) for err in exc.errors()]
+        errors: list[CardgenError] = [config_error(model, doc, err) for err in exc.errors()]
         raise InputErrors(errors) if len(errors) > 1 else errors[0] from None
 
 
-def config_error(model: type[BaseModel], doc: YamlDocument, err: dict) -> InputError:
+def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -> InputError:
     path = tuple(p for p in err["loc"] if not (isinstance(p, str) and _is_union_tag(p)))
     kind = err["type"]
     if kind == "extra_forbidden":
@@ -264,7 +279,7 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: dict) -> InputE
     return InputError(f"{where}: {_expected(err)}{found}", doc.loc(*path))
 
 
-def _expected(err: dict) -> str:
+def _expected(err: ErrorDetails) -> str:
     msg = err["msg"]
     msg = msg[0].lower() + msg[1:]
     return msg.replace("input should be", "expected").replace("should be", "expected")

@@ -1,7 +1,8 @@
 """Finding a cardgen project and its games, the way MkDocs finds mkdocs.yml.
 
 A project is a folder with a `cardgen.yml`; it holds one or more games under `card_data/`,
-their versions under `versions/`, and shared `templates/`, `icons/` and `fonts/`.
+their versions under `versions/`, and shared `templates/`, `icons/` and `fonts/`. Fonts and
+common templates a project lacks come from cardgen's built-ins (`cardgen.builtin`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from ..builtin import BUILTIN_DIR, FONTS_DIR
 from ..errors import InputError, Loc
 from . import model, yamlsource
 
@@ -38,6 +40,10 @@ class PrinterFile(model.Strict):
 class ProjectFile(model.Strict):
     default_game: str | None = Field(None, description="Game used when --game is left out.")
     build_dir: str = "build"
+    protected: list[str] = Field(
+        default_factory=list,
+        description="More folders of the project (besides card_data, versions, templates, icons, fonts, "
+                    "schema) that a build must never write into, e.g. [tests, docs].")
     printer: PrinterFile = Field(default_factory=PrinterFile, description="Your home printer, for print sheets.")
 
 
@@ -63,8 +69,18 @@ class Project:
         return self.root / "icons"
 
     @property
-    def fonts_dir(self) -> Path:
+    def own_fonts_dir(self) -> Path:
         return self.root / "fonts"
+
+    @property
+    def fonts_dir(self) -> Path:
+        """The project's fonts/ when it holds a font, else cardgen's built-in fonts.
+
+        One folder, never a mix: the fonts a build may use are exactly those of this folder."""
+        own = self.own_fonts_dir
+        if own.is_dir() and any(p.suffix.lower() in (".ttf", ".otf") for p in own.iterdir()):
+            return own
+        return FONTS_DIR
 
     @property
     def build_dir(self) -> Path:
@@ -84,9 +100,9 @@ class Project:
     def source_paths(self) -> list[Path]:
         """What the designer writes: never built over, and all a copy of the project needs."""
         return [self.root / PROJECT_FILE, self.card_data, self.versions_dir, self.templates_dir,
-                self.icons_dir, self.fonts_dir, self.root / "schema"]
+                self.icons_dir, self.own_fonts_dir, self.root / "schema"]
 
-    def copy_sources(self, dest: Path) -> "Project":
+    def copy_sources(self, dest: Path) -> Project:
         """Copy the project's sources (not its build output) to `dest`, e.g. for a scratch build."""
         import shutil
 
@@ -154,10 +170,12 @@ def load_project(root: Path) -> Project:
 
 
 def check_out_dir(project: Project, out_dir: Path) -> Path:
-    """Never write over the user's sources: refuse the project root and its source folders."""
+    """Never write over the user's sources: refuse the project root, its source folders, the
+    folders cardgen.yml lists as `protected`, and cardgen's own installed files."""
     out = out_dir.resolve()
     protected = [p for p in project.source_paths if p.suffix != ".yml"]
-    protected += [project.root / "tests", project.root / "cardgen"]
+    protected += [project.root / name for name in project.config.protected]
+    protected += [BUILTIN_DIR.parent]  # the cardgen package: its code, fonts and templates
     if out == project.root:
         raise InputError(f"refusing to build into the project folder itself ({out}); use build/ or a new folder")
     for folder in protected:

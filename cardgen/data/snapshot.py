@@ -11,17 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Loc
-from .model import (
-    CardType,
-    Claim,
-    Deck,
-    EffectKind,
-    GameFile,
-    Notes,
-    Size,
-    Symbol,
-    ValueSpec,
-)
+from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Size, Symbol, ValueSpec
 
 NAMED_SIZES = {
     "poker": Size(width_mm=63, height_mm=88),
@@ -124,6 +114,7 @@ class Snapshot:
     cards: list[Card]
     claims: list[Claim]
     claim_locs: list[Loc]
+    unused_decks: dict[str, Loc] = field(default_factory=dict)  # this version's own `unused_decks`
     lang: str = ""  # the language of every printed string; "" = the game's source language
     translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
 

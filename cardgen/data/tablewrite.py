@@ -57,7 +57,7 @@ def card_row(snapshot: Snapshot, card: Card, columns: list[str]) -> list[str | i
 
 def groups(snapshot: Snapshot) -> list[tuple[str, list[str]]]:
     """(sheet title, card types) per deck that holds cards, in the game's deck order."""
-    result = []
+    result: list[tuple[str, list[str]]] = []
     for deck_id, deck in snapshot.game.decks.items():
         types = [t for t, spec in snapshot.game.card_types.items() if spec.deck == deck_id]
         if any(c.type in types for c in snapshot.cards):

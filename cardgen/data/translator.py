@@ -10,7 +10,7 @@ is remembered, so the build can say which strings are still missing.
 from __future__ import annotations
 
 import gettext as _gettext
-from typing import Callable
+from collections.abc import Callable
 
 from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
@@ -43,9 +43,10 @@ class Translator:
                 if not message.id or message.fuzzy:
                     continue  # the header; an outdated translation counts as missing
                 msgid = message.id[0] if isinstance(message.id, (list, tuple)) else message.id
-                forms = tuple(message.string) if isinstance(message.string, (list, tuple)) else (message.string,)
+                forms: tuple[str | None, ...] = (tuple(message.string) if isinstance(message.string, (list, tuple))
+                                                 else (message.string,))
                 if all(forms):
-                    self.messages[msgid] = forms
+                    self.messages[msgid] = tuple(f for f in forms if f)  # all of them: typed as str
         self._source_plural = source_plural(source_lang)
         self._plural = _gettext.c2py(plural_expr) if not self.is_source else self._source_plural
 

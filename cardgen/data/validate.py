@@ -2,25 +2,22 @@
 
 Core checks know only the generic format (card types, fields, symbols, effects, rules, decks,
 claims). A game may add checks of its own in a plug-in beside its data (`plugin:` in game.yml):
-a Python file defining `check(snapshot, report)` (and, for `cardgen simulate`, `simulation(snapshot)`).
+a Python file defining the hooks of the contract in `plugin.py`: `check(snapshot, report)` (and, for
+`cardgen simulate`, `simulation(snapshot)`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import re
-import sys
-import types
 from fractions import Fraction
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jinja2 import TemplateError
 
 from ..errors import BuildError, Finding, Loc
 from . import cardtext
 from .model import PluralText, ValueSpec
+from .plugin import HOOKS, defined_hooks, load_plugin
 from .project import Project
 from .snapshot import Card, Snapshot
 
@@ -181,8 +178,17 @@ class _Context:
                 self._check_effect(card, effect)
         for did in self.game.decks:
             types = [t for t, ct in self.game.card_types.items() if ct.deck == did]
-            if types and self.s.deck_size(did) == 0:
-                self.report.warning("empty-deck", f"deck '{did}' has no cards in version {self.s.version}")
+            unused = self.s.unused_decks.get(did)
+            if unused is not None and self.s.deck_size(did):
+                self.report.error("unused-deck", f"deck '{did}' is listed in unused_decks but holds "
+                                  f"{self.s.deck_size(did)} cards in version {self.s.version}", loc=unused)
+            elif types and unused is None and self.s.deck_size(did) == 0:
+                self.report.warning("empty-deck", f"deck '{did}' has no cards in version {self.s.version} (list it "
+                                    "under unused_decks if this version does not use it)")
+        for did, loc in self.s.unused_decks.items():
+            if did not in self.game.decks:
+                self.report.error("unknown-deck", f"unused_decks names deck '{did}', which the game does not declare "
+                                  f"(expected one of: {', '.join(self.game.decks)})", loc=loc)
 
     def _check_effect(self, card: Card, effect) -> None:
         kind = self.game.effect_kinds.get(effect.do)
@@ -339,6 +345,7 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
 
 
 def run_plugin(snapshot: Snapshot, report: Report) -> None:
+    """The game plug-in's `check` hook (see plugin.py for the contract)."""
     name = snapshot.game.file.plugin
     if not name:
         return
@@ -348,43 +355,17 @@ def run_plugin(snapshot: Snapshot, report: Report) -> None:
     if module is None:
         report.error("plugin", f"plug-in {name} not found beside game.yml", loc=loc)
         return
-    check: Callable | None = getattr(module, "check", None)
-    if not callable(check):
-        report.error("plugin", f"plug-in {name} defines no check(snapshot, report) function", loc=loc)
+    hooks = defined_hooks(module)
+    if not hooks:
+        report.error("plugin", f"plug-in {name} defines none of the hooks cardgen calls "
+                               f"({', '.join(f'{h}()' for h in HOOKS)}; see cardgen/data/plugin.py)", loc=loc)
+        return
+    if "check" not in hooks:
         return
     try:
-        check(snapshot, report)
+        module.check(snapshot, report)
     except Exception as exc:  # a broken plug-in is a data problem, reported like one
         report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=Loc(path))
-
-
-def load_plugin(path: Path):
-    """Import a game's plug-in as `<package>.<stem>` of a package made of its folder.
-
-    The package lets a plug-in split its work into sibling modules (`from . import engine`), and
-    its name is a digest of the folder, the same in every process, so worker processes that load
-    the plug-in again get the same module names.
-    """
-    if not path.is_file():
-        return None
-    folder = path.resolve().parent
-    package = "cardgen_plugin_" + hashlib.sha1(str(folder).encode()).hexdigest()[:12]
-    mod_name = f"{package}.{path.stem}"
-    if mod_name in sys.modules:
-        return sys.modules[mod_name]
-    if package not in sys.modules:
-        pkg = types.ModuleType(package)
-        pkg.__path__ = [str(folder)]
-        sys.modules[package] = pkg
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[mod_name]
-        raise
-    return module
 
 
 class ValidationFailed(BuildError):

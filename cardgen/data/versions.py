@@ -100,6 +100,18 @@ def _chain(project: Project, game: Game, version: str, known: list[str]):
     return list(reversed(chain))
 
 
+def _check_translation(feedback: model.Feedback | None, doc) -> None:
+    """A translation is read line for line beside the original, so it must have as many lines."""
+    if feedback is None or feedback.translation is None:
+        return
+    for kind in ("positive", "negative", "ideas"):
+        said, meant = getattr(feedback, kind), getattr(feedback.translation, kind)
+        if len(said) != len(meant):
+            raise InputError(f"feedback.translation.{kind} has {len(meant)} line(s) but feedback.{kind} has "
+                             f"{len(said)}: expected one translated line for each line received",
+                             doc.loc("notes", "feedback", "translation", kind))
+
+
 def _apply(game: Game, chain) -> Snapshot:
     rules: dict = {}
     rule_locs: dict[str, Loc] = {}
@@ -111,6 +123,7 @@ def _apply(game: Game, chain) -> Snapshot:
     claim_locs: list[Loc] = []
     infos = []
     for vid, doc, vf, rows in chain:
+        _check_translation(vf.notes.feedback, doc)
         infos.append(VersionInfo(vid, doc.file, vf.extends, vf.title, vf.date, vf.summary, vf.notes))
         for key, value in vf.rules.items():
             rules[key] = value
@@ -158,6 +171,7 @@ def _apply(game: Game, chain) -> Snapshot:
         cards=list(cards.values()),
         claims=claims,
         claim_locs=claim_locs,
+        unused_decks={d: chain[-1][1].loc("unused_decks", i) for i, d in enumerate(chain[-1][2].unused_decks)},
     )
 
 

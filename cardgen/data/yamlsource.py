@@ -138,6 +138,7 @@ class _Builder:
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, path + (i,)) for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)  # the only other kind of node
         self.raw[path] = node.value
         return self._scalar(node)
 

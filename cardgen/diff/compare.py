@@ -169,7 +169,7 @@ def value_text(snapshot: Snapshot, spec: ValueSpec | None, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     kind = spec.type if spec else None
-    if kind == "enum" and spec.values:
+    if spec is not None and kind == "enum" and spec.values:
         return spec.values.get(value, str(value))
     if kind == "list" or isinstance(value, list):
         item_kind = spec.of if spec else None
@@ -226,7 +226,9 @@ def _symbols(old: Snapshot, new: Snapshot) -> list[SymbolChange]:
     changes = []
     for sid in list(new.symbols) + [s for s in old.symbols if s not in new.symbols]:
         before, after = old.symbols.get(sid), new.symbols.get(sid)
-        name = (after or before).name or sid
+        either = after or before
+        assert either is not None  # sid comes from one of the two
+        name = either.name or sid
         if before is None or after is None:
             status = "added" if before is None else "removed"
             changes.append(SymbolChange(sid, name, status, []))

@@ -8,7 +8,8 @@ keys are sorted, so the same two versions always give the same bytes.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -174,10 +175,10 @@ def _changed_lines(diff: VersionDiff, s: _Style) -> list[str]:
 
 def _row_text(row: EffectRow, s: _Style) -> str:
     if row.change == "added":
-        return f"Effect added: {s.new(row.new_text)}"
+        return f"Effect added: {s.new(row.new_text or '')}"
     if row.change == "removed":
-        return f"Effect removed: {s.old(row.old_text)}"
-    return f"Effect changed: {s.old(row.old_text)}{s.arrow}{s.new(row.new_text)}"
+        return f"Effect removed: {s.old(row.old_text or '')}"
+    return f"Effect changed: {s.old(row.old_text or '')}{s.arrow}{s.new(row.new_text or '')}"
 
 
 def _count_lines(diff: VersionDiff, s: _Style) -> list[str]:

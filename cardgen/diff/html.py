@@ -14,17 +14,10 @@ import base64
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import (
-    ChoiceLoader,
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    select_autoescape,
-)
-
 from ..buildtypes import Face, Progress
 from ..data.project import Project
 from ..export.images import Shot, rasterise_shots, trim_frame
+from ..render.templating import template_environment
 from ..units import mm_to_px
 from .compare import VersionDiff, in_deck_order
 from .faces import card_faces
@@ -57,11 +50,7 @@ def as_html(project: Project, diff: VersionDiff, workers: int | None = None,
 
     restyled = [picture(c) for c in in_deck_order(diff.new)
                 if c.id in diff.reprint and c.id not in changed and c.id not in added]
-    loader = ChoiceLoader([FileSystemLoader(str(project.templates_dir / "common")),
-                           FileSystemLoader(str(Path(__file__).parent))])
-    env = Environment(loader=loader,
-                      autoescape=select_autoescape(default=True), undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
+    env = template_environment(project, fallback=(Path(__file__).parent,))
     template = env.get_template(TEMPLATE)  # always found: cardgen ships its own
     return template.render(
         diff=diff,

@@ -10,9 +10,9 @@ pipeline's, with the pixel size added), so repeated exports render nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from PIL import Image
 
@@ -20,6 +20,7 @@ from .. import atomic, pngmeta
 from ..buildtypes import BuildOptions, Face, Progress
 from ..data.project import Project
 from ..render.rasterise import Rasteriser
+from ..units import decimal
 
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.S)
 
@@ -48,8 +49,8 @@ def reframe(svg: str, frame: Frame) -> str:
     root = _ROOT_TAG.search(svg)
     if root is None:
         raise ValueError("not an SVG document")
-    values = {"width": f"{_num(frame.w)}mm", "height": f"{_num(frame.h)}mm",
-              "viewBox": " ".join(_num(v) for v in (frame.x, frame.y, frame.w, frame.h))}
+    values = {"width": f"{decimal(frame.w)}mm", "height": f"{decimal(frame.h)}mm",
+              "viewBox": " ".join(decimal(v) for v in (frame.x, frame.y, frame.w, frame.h))}
     tag = root.group(0)
     for name, value in values.items():
         tag, n = re.subn(rf'\s{name}="[^"]*"', f' {name}="{value}"', tag, count=1)
@@ -57,11 +58,6 @@ def reframe(svg: str, frame: Frame) -> str:
             raise ValueError(f"not a cardgen face: its root <svg> has no {name}")
     return svg[: root.start()] + tag + svg[root.end():]
 
-
-def _num(value: float) -> str:
-    """Short, stable numbers, so the same frame always gives the same SVG (and cache key)."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 @dataclass(frozen=True)

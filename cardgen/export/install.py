@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .. import atomic
 from ..data.snapshot import Snapshot

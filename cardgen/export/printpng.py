@@ -31,15 +31,7 @@ from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..render.cards import CardRenderer
 from ..units import mm_to_px
-from .images import (
-    Shot,
-    bleed_frame,
-    png_bytes,
-    rasterise_shots,
-    remove_stale,
-    trim_frame,
-    write_if_changed,
-)
+from .images import Shot, bleed_frame, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 
 SIZE_TOLERANCE_MM = 1.0  # 63 x 88 mm matches a 2.5 x 3.5 in product
 OWNED = re.compile(r"(\d{3}-.+|back-.+)\.png")  # the files an export writes in a deck folder

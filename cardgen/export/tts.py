@@ -20,9 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from PIL import Image
 
@@ -31,14 +31,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..render.cards import CardRenderer
-from .images import (
-    Shot,
-    png_bytes,
-    rasterise_shots,
-    remove_stale,
-    trim_frame,
-    write_if_changed,
-)
+from .images import Shot, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 from .ttspieces import PieceObject, piece_object, plan_pieces, write_piece_images
 
 MAX_COLS, MAX_ROWS = 10, 7
@@ -113,9 +106,10 @@ def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: 
     tokens (ttspieces.py); return the objects for `write_objects`."""
     stem = export_stem(snapshot)
     renderer = CardRenderer(project, snapshot)
-    objects: list[DeckObject | PieceObject] = list(plan_objects(snapshot, stem))
-    for obj in objects:
-        _write_images(project, snapshot, renderer, obj, out_dir, workers, progress)
+    decks = plan_objects(snapshot, stem)
+    for deck in decks:
+        _write_images(project, snapshot, renderer, deck, out_dir, workers, progress)
+    objects: list[DeckObject | PieceObject] = list(decks)
     pieces = plan_pieces(snapshot, stem)
     write_piece_images(project, snapshot, pieces, out_dir, workers, progress)
     objects += pieces
@@ -218,7 +212,7 @@ def _thumbnail(sheet_image: Image.Image, sheet: Sheet, back: Image.Image) -> Ima
     thumb = Image.new("RGB", (THUMB_PX, THUMB_PX), (58, 58, 58))
     for card, dx, dy in ((back, -1, -1), (sheet_image.crop((0, 0, cw, ch)), 1, 1)):
         card = card.copy()
-        card.thumbnail((THUMB_PX * 11 // 20, THUMB_PX * 17 // 20), Image.LANCZOS)
+        card.thumbnail((THUMB_PX * 11 // 20, THUMB_PX * 17 // 20), Image.Resampling.LANCZOS)
         x = (THUMB_PX - card.width) // 2 + dx * card.width // 5
         y = (THUMB_PX - card.height) // 2 + dy * THUMB_PX // 32
         thumb.paste(card, (x, y))

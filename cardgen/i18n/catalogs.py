@@ -20,10 +20,10 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import PoFileError, read_po, write_po
 
 from ..atomic import write_bytes
-from ..errors import InputError, Loc
 from ..data.snapshot import Game
-from .strings import DOMAINS
 from ..data.translator import Translator
+from ..errors import InputError, Loc
+from .strings import DOMAINS
 
 # A fixed date in the headers: extracting twice from the same data gives the same bytes.
 FIXED_DATE = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
-from jinja2.ext import babel_extract
 from jinja2.exceptions import TemplateSyntaxError
+from jinja2.ext import babel_extract
 
 from ..data.project import Project
 from ..data.snapshot import Game
@@ -57,7 +57,7 @@ def template_files(project: Project, game: Game) -> list[tuple[str, Path]]:
 def _template_messages(path: Path):
     try:
         for line, message, comments, _context in extract_from_file(
-                babel_extract, path, keywords=DEFAULT_KEYWORDS, comment_tags=("Translators:",),
+                babel_extract, path, keywords=DEFAULT_KEYWORDS, comment_tags=("Translators:",),  # type: ignore[arg-type]
                 options=JINJA_OPTIONS):
             yield line, message, comments
     except TemplateSyntaxError as exc:

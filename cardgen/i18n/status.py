@@ -67,7 +67,7 @@ def language_status(game: Game, lang: str, templates: dict[str, Catalog]) -> Lan
             for message in messages:
                 key = message.id[0] if isinstance(message.id, tuple) else message.id
                 found = catalog.get(key)
-                entry = Entry(key, _where(message))
+                entry = Entry(key, _where(message))  # type: ignore[arg-type]  # a msgid is a str here
                 strings = found.string if found is not None else None
                 forms = list(strings) if isinstance(strings, (list, tuple)) else [strings]
                 if found is None or not all(forms):

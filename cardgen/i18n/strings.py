@@ -10,8 +10,9 @@ feedback (kept in the language it was given in) are not translated.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ..data import yamlsource
 from ..data.model import PluralText, ValueSpec
@@ -136,5 +137,5 @@ def _version_items(snapshot: Snapshot) -> Iterator[Item]:
                            _setitem(lines, i))
 
 
-def _version_doc(path) -> yamlsource.Document:
+def _version_doc(path) -> yamlsource.YamlDocument:
     return yamlsource.load(path)

@@ -32,7 +32,7 @@ class Rect:
     def y1(self) -> float:
         return self.y + self.h
 
-    def intersects(self, other: "Rect") -> bool:
+    def intersects(self, other: Rect) -> bool:
         """True when the interiors overlap (touching edges do not count)."""
         return (self.x < other.x1 - EPS_MM and other.x < self.x1 - EPS_MM
                 and self.y < other.y1 - EPS_MM and other.y < self.y1 - EPS_MM)
@@ -42,7 +42,7 @@ class Rect:
         return (self.x - EPS_MM <= x <= self.x1 + EPS_MM
                 and self.y - EPS_MM <= y <= self.y1 + EPS_MM)
 
-    def expanded(self, left: float, bottom: float, right: float, top: float) -> "Rect":
+    def expanded(self, left: float, bottom: float, right: float, top: float) -> Rect:
         return Rect(self.x - left, self.y - bottom, self.w + left + right, self.h + bottom + top)
 
 

@@ -8,7 +8,7 @@ is no mark.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .layout import MARK_GAP_MM, SheetLayout
 from .geometry import EPS_MM, Mark, Rect
@@ -51,7 +51,7 @@ def crop_marks(page: int, trims: Iterable[Rect], art: Rect, visible: Rect,
 
     Shared lines of a grid give identical marks; those are kept once, in a stable order.
     """
-    marks: dict[tuple[float, ...], Mark] = {}
+    marks: dict[tuple[str | float, ...], Mark] = {}
     for trim in trims:
         for cx, cy, dx, dy in ((trim.x, trim.y, -1, -1), (trim.x1, trim.y, 1, -1),
                                (trim.x, trim.y1, -1, 1), (trim.x1, trim.y1, 1, 1)):
@@ -72,7 +72,7 @@ def crop_marks(page: int, trims: Iterable[Rect], art: Rect, visible: Rect,
     return list(marks.values())
 
 
-def _key(mark: Mark) -> tuple[float, ...]:
+def _key(mark: Mark) -> tuple[str | float, ...]:
     return (mark.kind, *(round(v, 4) for v in (mark.x0, mark.y0, mark.x1, mark.y1)))
 
 

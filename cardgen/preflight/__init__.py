@@ -178,12 +178,13 @@ def _box_gap(a: Box, b: Box) -> float:
 def _contrast(t: Shape, shapes: list[Shape]) -> list[str]:
     """Text colour against every background it may stand on: the filled shapes under its
     whole box, and the colours of icons painted under it."""
-    if not t.fill:
+    fill = t.fill
+    if not fill:
         return []
     backgrounds = _backgrounds(t, shapes)
     need = MIN_CONTRAST_SMALL if t.font_size < SMALL_TEXT_MM else MIN_CONTRAST_LARGE
-    worst = min(backgrounds, key=lambda b: contrast_ratio(t.fill, b))
-    ratio = contrast_ratio(t.fill, worst)
+    worst = min(backgrounds, key=lambda b: contrast_ratio(fill, b))
+    ratio = contrast_ratio(fill, worst)
     if ratio < need - 1e-6:
         return [f"{_name(t)} ({t.fill} on {worst}) has contrast {ratio:.2f}:1; "
                 f"{'small' if need > 3 else 'large'} text needs {need:g}:1"]

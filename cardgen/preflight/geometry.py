@@ -86,9 +86,10 @@ def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: 
         first = len(out)
         for child in el:
             _walk(child, ctm, opacity, out, fonts, parts)
-        if el.get("id") and len(out) > first:
+        part_id = el.get("id")
+        if part_id and len(out) > first:
             boxes = [s.box for s in out[first:]]
-            parts[el.get("id")] = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            parts[part_id] = (min(b[0] for b in boxes), min(b[1] for b in boxes),
                                    max(b[2] for b in boxes), max(b[3] for b in boxes))
         return
     if tag == "svg":
@@ -123,10 +124,10 @@ def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: 
 
 def _paint(el: ET.Element, opacity: float) -> tuple[str | None, str | None, float, float] | None:
     """(fill, stroke, stroke width, effective opacity), or None when nothing is painted."""
-    fill = el.get("fill", "#000000")
-    stroke = el.get("stroke")
-    fill = None if fill in ("none", "transparent") else _hex(fill)
-    stroke = None if stroke in (None, "none") else _hex(stroke)
+    fill_attr = el.get("fill", "#000000")
+    stroke_attr = el.get("stroke")
+    fill = None if fill_attr in ("none", "transparent") else _hex(fill_attr)
+    stroke = None if stroke_attr is None or stroke_attr == "none" else _hex(stroke_attr)
     width = _float(el.get("stroke-width"), 1.0) if stroke else 0.0
     if fill:
         alpha = opacity * _float(el.get("fill-opacity"), 1.0)

@@ -34,6 +34,7 @@ class PreviewServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
+        assert isinstance(host, str)  # an IPv4/IPv6 address, never a Unix socket path
         return f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
 
     def refresh(self) -> None:

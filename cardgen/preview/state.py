@@ -22,8 +22,8 @@ from ..data.project import load_project
 from ..data.snapshot import Card, Snapshot
 from ..data.validate import validate
 from ..data.versions import available_versions, load_game, resolve
-from ..i18n.localise import localise
 from ..errors import CardgenError, display_path
+from ..i18n.localise import localise
 from ..render.cards import CardRenderer, Face
 
 ID_ATTR_RE = re.compile(r'\bid="([^"]+)"')
@@ -106,7 +106,7 @@ class Preview:
         cards: list[PreviewCard] = []
         rendered = 0
         errors: list[str] = []
-        wanted = [(f"card-{c.id}", c, _card_digest(c)) for c in snapshot.cards]
+        wanted: list[tuple[str, Card | str, str]] = [(f"card-{c.id}", c, _card_digest(c)) for c in snapshot.cards]
         wanted += [(f"back-{d}", d, d) for d, deck in game.decks.items()
                    if deck.back and snapshot.cards_in_deck(d)]
         for key, item, own in wanted:
@@ -184,7 +184,7 @@ def _shared_digest(project, snapshot: Snapshot) -> str:
         json.dumps(snapshot.rules, sort_keys=True, default=str),
         json.dumps(snapshot.style, sort_keys=True, default=str),
         json.dumps({k: v.model_dump() for k, v in snapshot.symbols.items()}, sort_keys=True, default=str),
-        [cache_mod.folder_digest(str(f)) if f.is_dir() else "" for f in folders],
+        [cache_mod.tree_digest(f, f) if f.is_dir() else "" for f in folders],  # afresh: they are being edited
     )
 
 

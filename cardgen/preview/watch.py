@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 DEBOUNCE_MS = 80  # editors save in bursts (write, rename, chmod): one refresh per burst
 ARMED_PROBE_MS = 250

@@ -9,37 +9,28 @@ SVG by hand: icons inlined from icons/, and text fitted into a box with the font
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from jinja2 import (
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    TemplateError,
-    select_autoescape,
-)
+from jinja2 import TemplateError
 from markupsafe import Markup
 
 from ..buildtypes import Face, RenderedSet
-from ..cache import jinja_bytecode_cache
 from ..colour import ink_on
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
-from ..errors import BuildError, Loc
 from ..data.translator import translator_of
+from ..errors import BuildError, Loc
 from ..units import svg_number as _fmt
 from . import textfit
 from .fonts import FontSet
+from .icons import inline_icon
+from .templating import template_environment
 
-VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
-SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
-ID_RE = re.compile(r'id="([^"]+)"')
 TEXT_CLASS = "cg-text"  # marks fitted text blocks, which the preflight reads back
+Align = Literal["left", "center"]
+VAlign = Literal["top", "middle", "bottom"]
 
 
 class CardRenderer:
@@ -51,20 +42,7 @@ class CardRenderer:
         self.warnings: list[str] = []
         self.shrunk: dict[str, float] = {}
         self._current: str = ""
-        self.env = Environment(
-            loader=FileSystemLoader([
-                str(project.templates_dir / self.game.id),
-                str(project.templates_dir / "common"),
-            ]),
-            autoescape=select_autoescape(default=True, default_for_string=True),
-            undefined=StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-            bytecode_cache=jinja_bytecode_cache(project.cache_dir),
-            extensions=["jinja2.ext.i18n"],
-        )
-        self.env.policies["ext.i18n.trimmed"] = True
+        self.env = template_environment(project, self.game.id, keep_trailing_newline=True)
         translator_of(snapshot).install(self.env)
         self.env.globals.update(
             icon=self.icon,
@@ -101,6 +79,7 @@ class CardRenderer:
 
     def render_back(self, deck_id: str) -> Face:
         deck = self.game.decks[deck_id]
+        assert deck.back is not None  # render_all draws backs only for decks that have one
         types = [t for t, ct in self.game.card_types.items() if ct.deck == deck_id]
         type_id = types[0]
         self._current = f"back of deck '{deck_id}'"
@@ -113,12 +92,12 @@ class CardRenderer:
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icon_svg`."""
-        return icon_svg(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.inline_icon`."""
+        return inline_icon(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
 
     def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
                 min_size: float | None = None, font: str = "body", bold: bool = False,
-                italic: bool = False, align: str = "left", valign: str = "top", fill: str = "#1f1a17",
+                italic: bool = False, align: Align = "left", valign: VAlign = "top", fill: str = "#1f1a17",
                 line_height: float = 1.15) -> Markup:
         """Text fitted into the box (x, y, w, h): shrinks to min_size, warns if it still overflows."""
         family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
@@ -136,7 +115,7 @@ class CardRenderer:
     def paragraphs(self, items: list, x: float, y: float, w: float, h: float, *, size: float,
                    min_size: float | None = None, gap: float = 0.5, bullet: str | None = None,
                    bullet_colour: str | None = None, font: str = "body", bold: bool = False,
-                   italic: bool = False, align: str = "left", valign: str = "top", fill: str = "#1f1a17",
+                   italic: bool = False, align: Align = "left", valign: VAlign = "top", fill: str = "#1f1a17",
                    line_height: float = 1.15) -> Markup:
         """Paragraphs stacked in the box (x, y, w, h), `gap` em apart, all at ONE size: the
         largest that fits them all, so a list (a rules reference) reads evenly, which separate
@@ -203,7 +182,7 @@ class CardRenderer:
             content = content.unescape()
         if isinstance(content, (str, int, float)):
             return [textfit.Text(str(content), bold=bold, italic=italic)]
-        runs = []
+        runs: list[textfit.Run] = []
         for run in content:
             if isinstance(run, cardtext.IconRun):
                 runs.append(textfit.Icon(run.icon))
@@ -262,32 +241,6 @@ def _text_group(body: str) -> str:
     return f'<g class="{TEXT_CLASS}">{body}</g>' if body else ""
 
 
-def icon_svg(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
-             opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-    """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
-
-    fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
-    "none" stretches it. The rulebook draws its icons with this too, tinted as on the cards.
-    """
-    if not name:
-        return Markup("")
-    viewbox, body = _icon_source(icons_dir, name)
-    tint = colour or "#1f1a17"
-    suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
-    body = body.replace("currentColor", tint)
-    body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
-    body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
-    body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
-    op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
-    h = height if height is not None else size
-    aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
-              "none": ' preserveAspectRatio="none"'}[fit]
-    return Markup(
-        f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-        f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
-    )
-
-
 def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:
     """The SVG document: page = trim + bleed, user units = mm, origin at the trim's top-left."""
     ow, oh = w + 2 * bleed, h + 2 * bleed
@@ -297,24 +250,6 @@ def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:
         f'viewBox="{_fmt(-bleed)} {_fmt(-bleed)} {_fmt(ow)} {_fmt(oh)}">\n'
         f"{body.strip()}\n</svg>\n"
     )
-
-
-@functools.lru_cache(maxsize=512)
-def _icon_source_cached(path: str, mtime_ns: int) -> tuple[str, str]:
-    text = Path(path).read_text(encoding="utf-8")
-    m = VIEWBOX_RE.search(text)
-    viewbox = m.group(1) if m else "0 0 100 100"
-    open_tag = SVG_OPEN_RE.search(text)
-    start = open_tag.end() if open_tag else 0
-    end = text.rfind("</svg>")
-    return viewbox, text[start:end].strip()
-
-
-def _icon_source(icons_dir: Path, name: str) -> tuple[str, str]:
-    path = icons_dir / f"{name}.svg"
-    if not path.is_file():
-        raise BuildError(f"icon '{name}' not found (expected {path})")
-    return _icon_source_cached(str(path), path.stat().st_mtime_ns)
 
 
 def _preview(runs: list) -> str:

@@ -21,9 +21,11 @@ from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont
 
 from .. import atomic
+from ..builtin import FONTS_DIR as BUILTIN_FONTS_DIR
+from ..cache import files_digest
 from ..errors import BuildError
 
-PROJECT_FONTS_DIR = Path(__file__).resolve().parents[2] / "fonts"
+DEFAULT_FONTS_DIR = BUILTIN_FONTS_DIR  # when no folder is given: the fonts cardgen ships
 FALLBACK_FAMILY = "Alegreya Sans"
 GENERIC_FAMILIES = ("serif", "sans-serif", "monospace")
 FONT_SUFFIXES = (".ttf", ".otf")
@@ -43,7 +45,7 @@ class MissingGlyphError(FontError):
     """Text contains a character the font cannot draw (cairo would print an empty box)."""
 
 
-def default_cache_dir(fonts_dir: Path = PROJECT_FONTS_DIR) -> Path:
+def default_cache_dir(fonts_dir: Path = DEFAULT_FONTS_DIR) -> Path:
     """Per-user cache for the generated fontconfig file and fontconfig's own cache.
 
     One folder per fonts folder: the generated fonts.conf names that folder, and two projects
@@ -88,7 +90,7 @@ def fontconfig_xml(fonts_dir: Path, cache_dir: Path) -> str:
 """
 
 
-def use_project_fonts(fonts_dir: Path = PROJECT_FONTS_DIR, cache_dir: Path | None = None) -> None:
+def use_project_fonts(fonts_dir: Path = DEFAULT_FONTS_DIR, cache_dir: Path | None = None) -> None:
     """Make every text cairo draws in this process use only the fonts in `fonts_dir`.
 
     Timing (measured with cairo 1.16 / cairocffi 1.7 / cairosvg 2.9): importing cairocffi or
@@ -105,7 +107,7 @@ def use_project_fonts(fonts_dir: Path = PROJECT_FONTS_DIR, cache_dir: Path | Non
     project folder counts as the same) do nothing, and keep using the first folder, which must
     stay in place. Different font files in the same process are an error.
     """
-    fingerprint = _fingerprint(fonts_dir)
+    fingerprint = fonts_digest(Path(fonts_dir))
     if _configured is not None:
         if _configured[0] == fingerprint:
             return
@@ -128,12 +130,12 @@ def require_project_fonts() -> None:
         raise FontError("call cardgen.render.fonts.use_project_fonts() before rendering text")
 
 
-def _fingerprint(fonts_dir: Path) -> str:
-    """Names and contents of the font files: what makes two font folders equivalent."""
-    digest = hashlib.sha256()
-    for path in _font_files(Path(fonts_dir)):
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+@functools.lru_cache(maxsize=8)
+def fonts_digest(fonts_dir: Path) -> str:
+    """Names and contents of the font files, once per process: what makes two font folders
+    equivalent, and what every cache key that depends on the fonts includes (a README or a
+    licence beside them changes no drawing, so it invalidates nothing)."""
+    return files_digest(fonts_dir, _font_files(fonts_dir))
 
 
 def _font_files(fonts_dir: Path) -> list[Path]:
@@ -246,7 +248,7 @@ def _glyph_bounds(glyphs, name: str) -> tuple[float, float, float, float] | None
 class FontSet:
     """The faces in a font folder, looked up by (family, bold, italic) as fontconfig does."""
 
-    def __init__(self, fonts_dir: Path = PROJECT_FONTS_DIR) -> None:
+    def __init__(self, fonts_dir: Path = DEFAULT_FONTS_DIR) -> None:
         self.fonts_dir = Path(fonts_dir)
         self.faces = tuple(_read_face(path) for path in _font_files(self.fonts_dir))
         if not self.faces:
@@ -279,7 +281,7 @@ class FontSet:
         return _metrics(self.resolve(family, bold, italic))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _metrics(face: FontFace) -> FontMetrics:
     """Parsing a font takes milliseconds; layout asks for the same few faces thousands of times."""
     return FontMetrics(face)

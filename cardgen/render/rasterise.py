@@ -10,25 +10,19 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import cast
 
 from .. import cache as cache_mod
 from ..atomic import write_text
-from ..buildtypes import (
-    BuildOptions,
-    Face,
-    FaceFiles,
-    Progress,
-    Rasterised,
-    RenderedSet,
-)
+from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
 from ..errors import RasterError
-from ..workers import Workers
 from . import fonts
+from .workers import Workers
 
 
 @dataclass(frozen=True)
@@ -52,7 +46,7 @@ class Rasteriser:
         self.progress = progress
         self.cache = cache_mod.Cache(project.cache_dir / "faces")
         self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
-                                        cache_mod.folder_digest(str(project.fonts_dir)))
+                                        fonts.fonts_digest(project.fonts_dir))
 
     def key(self, face: Face) -> str:
         return cache_mod.digest_of(self.salt, face.digest)
@@ -88,7 +82,7 @@ class Rasteriser:
         them. With one worker nothing is queued: `wait` renders them here."""
         if not jobs or not workers.parallel:
             return None
-        return {workers.submit(_run, job): job for job in jobs}
+        return {cast(Future, workers.submit(_run, job)): job for job in jobs}  # parallel: always a Future
 
     def wait(self, jobs: list[RasterJob], queued: dict[Future, RasterJob] | None) -> None:
         """Render the jobs (or wait for the queued ones), showing a progress bar."""
@@ -134,7 +128,7 @@ def rasterise_jobs(
     *,
     workers: int | None = None,
     on_done: Callable[[RasterJob], None] | None = None,
-    fonts_dir: Path = fonts.PROJECT_FONTS_DIR,
+    fonts_dir: Path = fonts.DEFAULT_FONTS_DIR,
     cache_dir: Path | None = None,
 ) -> None:
     """Render all jobs, in parallel processes unless there is one worker or one job.

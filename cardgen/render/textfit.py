@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import product
-from typing import Callable, Literal, Union
+from typing import Literal
 from xml.sax.saxutils import escape, quoteattr
 
+from ..units import decimal
 from .fonts import FontSet
 
 SIZE_STEP = 0.25
@@ -59,7 +61,7 @@ class Icon:
     name: str
 
 
-Run = Union[Text, Icon]
+Run = Text | Icon
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ class _Char:
     italic: bool
 
 
-_Atom = Union[_Char, Icon]
+_Atom = _Char | Icon
 
 
 @dataclass(frozen=True)
@@ -192,24 +194,19 @@ def _text_element(
     spans: list[Span], x: float, baseline: float, size: float, family: str, fill: str
 ) -> str:
     tspans = "".join(
-        f'<tspan x="{_num(x + span.x)}" y="{_num(baseline)}"'
+        f'<tspan x="{decimal(x + span.x)}" y="{decimal(baseline)}"'
         f' font-weight="{"bold" if span.bold else "normal"}"'
         f' font-style="{"italic" if span.italic else "normal"}">{escape(span.text)}</tspan>'
         for span in spans
     )
     return (
-        f'<text xml:space="preserve" font-family={quoteattr(family)} font-size="{_num(size)}"'
+        f'<text xml:space="preserve" font-family={quoteattr(family)} font-size="{decimal(size)}"'
         f" fill={quoteattr(fill)}>{tspans}</text>"
     )
 
 
-def _num(value: float) -> str:
-    """Coordinates to 1/10000 of a unit: far below print resolution, and stable text."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
-
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _project_fonts() -> FontSet:
     return FontSet()
 

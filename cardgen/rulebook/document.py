@@ -12,30 +12,23 @@ import logging
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Iterator
 
 import pikepdf
-from jinja2 import (
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    TemplateError,
-    TemplateNotFound,
-    TemplateSyntaxError,
-    select_autoescape,
-)
+from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 from markupsafe import Markup, escape
 
 from ..buildtypes import Paper, RenderedSet
-from ..cache import jinja_bytecode_cache
+from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..data.translator import translator_of
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
-from ..data.translator import translator_of
+from ..render.templating import template_environment
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -59,19 +52,11 @@ class Pdf:
 
 
 def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
-                paper: Paper) -> RulebookDocument:
+                  paper: Paper, extra: dict | None = None) -> RulebookDocument:
+    """`extra`: more values for the template (the designer's notes get findings and questions)."""
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.cache_dir / "svg")
-    env = Environment(
-        loader=FileSystemLoader([str(game_dir), str(project.templates_dir / "common")]),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=jinja_bytecode_cache(project.cache_dir),
-        extensions=["jinja2.ext.i18n"],
-    )
-    env.policies["ext.i18n.trimmed"] = True
+    env = template_environment(project, snapshot.game.id)
     translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
@@ -80,15 +65,19 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
         paper=paper,
         template_url=lambda name: _template_url(project, name),
     )
+    env.globals.update(extra or {})
     path = game_dir / template
+    if not path.is_file():  # a template every game shares (the designer's notes)
+        path = project.templates_dir / "common" / template
     try:
         text = env.get_template(template).render()
     except TemplateSyntaxError as exc:
         raise BuildError(f"rulebook template syntax: {exc.message}",
                          Loc(Path(exc.filename or path), exc.lineno or 0)) from None
     except TemplateNotFound as exc:
-        raise BuildError(f"rulebook template '{exc.name}' not found (looked in {game_dir} and "
-                         f"{project.templates_dir / 'common'})", _where(exc.__traceback__, project, path)) from None
+        raise BuildError(f"rulebook template '{exc.name}' not found (looked in {game_dir}, "
+                         f"{project.templates_dir / 'common'} and cardgen's {TEMPLATES_DIR})",
+                         _where(exc.__traceback__, project, path)) from None
     except RulebookError as exc:
         raise BuildError(f"rulebook {exc.message}", _where(exc.__traceback__, project, path)) from None
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
@@ -114,8 +103,11 @@ def fill_contents(text: str) -> str:
 
 
 def _template_url(project: Project, name: str) -> Markup:
-    """file: URL of a file in templates/ (a stylesheet), checked to exist."""
+    """file: URL of a file in templates/ (a stylesheet), checked to exist; `common/...` falls
+    back to cardgen's built-in common templates, like the templates themselves."""
     path = project.templates_dir / name
+    if not path.is_file() and name.startswith("common/"):
+        path = TEMPLATES_DIR / name.removeprefix("common/")
     if not path.is_file():
         raise RulebookError(f"names {name}, which is not in {project.templates_dir}")
     return Markup(path.as_uri())
@@ -127,7 +119,7 @@ def _where(tb: TracebackType | None, project: Project, fallback: Path) -> Loc:
     templates = str(project.templates_dir)
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith(templates) and filename.endswith(".j2"):
+        if filename.startswith((templates, str(TEMPLATES_DIR))) and filename.endswith(".j2"):
             found = Loc(Path(filename), tb.tb_lineno)
         tb = tb.tb_next
     return found
@@ -140,7 +132,7 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
 
     from .fetch import ProjectFetcher, RefusedURL
 
-    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir])
+    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR])
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
@@ -190,7 +182,7 @@ def _fixed_font_timestamps() -> Iterator[None]:
 def _weasyprint_log() -> Iterator[list[logging.LogRecord]]:
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.WARNING)
-    handler.emit = records.append  # type: ignore[method-assign]
+    handler.emit = records.append  # type: ignore[method-assign,assignment]
     logger = logging.getLogger("weasyprint")
     logger.addHandler(handler)
     try:

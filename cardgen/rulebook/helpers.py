@@ -15,10 +15,11 @@ the same fonts as the printed cards.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -29,8 +30,8 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import BuildError
-from ..render.cards import icon_svg
 from ..render.fonts import FontSet
+from ..render.icons import inline_icon
 from ..units import svg_number as _fmt
 
 
@@ -143,13 +144,13 @@ class SymbolView:
     inert: bool
     description: str | None
     count: int  # printed cards carrying it
-    helpers: "Helpers"
+    helpers: Helpers
 
     def icon(self, size: str = "1.15em") -> Markup:
         return self.helpers.icon(self.icon_name, size, self.colour) if self.icon_name else Markup("")
 
     @property
-    def cards(self) -> list["CardView"]:
+    def cards(self) -> list[CardView]:
         """The cards that carry this symbol in a symbol field (a metal's metal cards)."""
         return [self.helpers.card(c.id) for c in self.helpers.snapshot.cards
                 if self.id in _symbol_values(self.helpers.snapshot, c)]
@@ -161,7 +162,7 @@ class SymbolView:
 class SymbolSet:
     """The symbols of one kind: call it with an id (`metal("elvish")`) or iterate over it."""
 
-    def __init__(self, helpers: "Helpers", kind: str | None):
+    def __init__(self, helpers: Helpers, kind: str | None):
         self.helpers = helpers
         self.kind = kind
         snapshot = helpers.snapshot
@@ -213,10 +214,10 @@ class TypeView:
     deck: str
     per_player: int | None
     count: int  # printed cards of this type
-    helpers: "Helpers"
+    helpers: Helpers
 
     @property
-    def cards(self) -> list["CardView"]:
+    def cards(self) -> list[CardView]:
         return self.helpers.cards(type=self.id)
 
     def __str__(self) -> str:
@@ -265,7 +266,7 @@ class CardView:
 def _symbol_values(snapshot: Snapshot, card: Card) -> list[str]:
     """The symbols a card carries in its symbol-typed fields (a metal card's metal)."""
     specs = snapshot.game.card_types[card.type].fields
-    return [card.fields.get(n) for n, spec in specs.items() if spec.type == "symbol"]
+    return [card.fields[n] for n, spec in specs.items() if spec.type == "symbol" and card.fields.get(n)]
 
 
 # --- the helpers -------------------------------------------------------------------------------
@@ -293,7 +294,7 @@ class Helpers:
         self.snapshot = snapshot
         self.rendered = rendered
         self.store = store
-        self.fonts = FontSet(project.fonts_dir)
+        self.fonts = FontSet(project.fonts_dir)  # measures text where a figure asks for a card's parts
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
 
@@ -457,7 +458,7 @@ class Helpers:
         if not name:
             raise RulebookError("icon(): no icon name given")
         try:
-            inner = icon_svg(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
+            inner = inline_icon(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
         except BuildError as exc:
             raise RulebookError(exc.message) from None
         return Markup(f'<svg class="icon" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '

@@ -39,7 +39,8 @@ def outline(body: str, levels: tuple[int, ...] = (2, 3)) -> Outline:
 
     def visit(m: re.Match) -> str:
         level, attrs, inner = int(m.group(1)), m.group(2), m.group(3)
-        classes = (CLASS_RE.search(attrs) or [None, ""])[1].split()
+        found = CLASS_RE.search(attrs)
+        classes = found.group(1).split() if found else []
         if level not in levels or "no-toc" in classes:
             return m.group(0)
         text = plain_text(inner)

@@ -13,7 +13,6 @@ toolchain) matches the output folder's manifest.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -24,9 +23,11 @@ import pikepdf
 from .. import cache as cache_mod
 from ..atomic import write_bytes
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet, Timing
+from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
-from ..workers import Later, Workers
+from ..render.fonts import fonts_digest
+from ..render.workers import Later, Workers
 from .document import Pdf, rulebook_html, write_rulebook_pdf
 
 CODE_VERSION = "rulebook-1"  # bump when this package changes what a rulebook looks like
@@ -90,7 +91,7 @@ def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
         doc = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
         out = out_dir / f"rulebook-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates,
-                                     cache_mod.folder_digest(str(project.fonts_dir)))
+                                     fonts_digest(project.fonts_dir))
         html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):
             pending.fresh[paper] = Output(out, f"rulebook, {paper.upper()}", _pages(out), rebuilt=False)
@@ -110,12 +111,11 @@ def _templates_digest(project: Project, snapshot: Snapshot) -> str:
     Hashed afresh on every build (not cached per process like fonts): templates are what
     people edit between two builds.
     """
-    h = hashlib.sha256()
     folders = (project.templates_dir / snapshot.game.id, project.templates_dir / "common")
-    for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(project.templates_dir)).encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
+    digest = cache_mod.tree_digest(project.templates_dir, *folders)
+    if TEMPLATES_DIR.resolve() != folders[1].resolve():  # the built-ins are not the project's own
+        digest = cache_mod.digest_of(digest, cache_mod.tree_digest(TEMPLATES_DIR, TEMPLATES_DIR))
+    return digest
 
 
 def _pages(path: Path) -> int:

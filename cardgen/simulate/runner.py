@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..data.plugin import load_plugin
 from ..data.project import load_project
 from ..data.snapshot import Snapshot
-from ..data.validate import load_plugin
 from ..data.versions import available_versions, load_game, normalise_version, resolve
 from ..errors import InputError
 from . import stats
@@ -123,7 +123,7 @@ class Runner:
     def __init__(self, jobs: int = 1, progress=None):
         self.jobs = max(1, jobs)
         self.progress = progress
-        self._pool = None
+        self._pool: Any = None  # a multiprocessing Pool, made on first use
         self._figures: dict[Experiment, dict[str, Any]] = {}
 
     def __enter__(self) -> Runner:

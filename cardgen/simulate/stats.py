@@ -50,7 +50,7 @@ class Totals:
                 self.ender_wins[ender] += share
         else:
             self.stalls[record["stall"]] += 1
-        for seat, name in enumerate(seats):
+        for name in seats:
             self.strategy_seats[name] += 1
         for seat in winners:
             self.seat_wins[seat] += share

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .render import fonts
+from . import fonts
 
 
 def worker_count(requested: int | None) -> int:
@@ -56,7 +57,7 @@ class Workers:
             self._pool.shutdown(wait=True, cancel_futures=cancel)
             self._pool = None
 
-    def __enter__(self) -> "Workers":
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -1,0 +1,44 @@
+"""The one Jinja environment for a project's templates: card SVGs, the rulebook, the diff page.
+
+Templates are looked up in the game's folder first, then in the project's `templates/common/`,
+then in cardgen's built-in common templates, then in any folder the caller ships (cardgen's own
+diff page). Undefined names fail
+loudly (a typo in a template must not print an empty card), everything is auto-escaped, and
+compiled templates are kept in build/.cache/jinja: compiling is most of a no-op rebuild's
+template time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+
+from ..builtin import TEMPLATES_DIR
+from ..data.project import Project
+
+
+def template_environment(project: Project, game_id: str | None = None, *, fallback: tuple[Path, ...] = (),
+                         keep_trailing_newline: bool = False) -> Environment:
+    """An environment loading from templates/<game_id>/ (when given), templates/common/, the
+    built-in templates, `fallback`."""
+    folders = [project.templates_dir / game_id] if game_id else []
+    folders += [project.templates_dir / "common", TEMPLATES_DIR, *fallback]
+    env = Environment(
+        loader=FileSystemLoader([str(folder) for folder in folders]),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=keep_trailing_newline,
+        bytecode_cache=_bytecode_cache(project),
+        extensions=["jinja2.ext.i18n"],  # {% trans %} in templates; data/translator.py installs a language
+    )
+    env.policies["ext.i18n.trimmed"] = True
+    return env
+
+
+def _bytecode_cache(project: Project) -> FileSystemBytecodeCache:
+    folder = project.cache_dir / "jinja"
+    folder.mkdir(parents=True, exist_ok=True)
+    return FileSystemBytecodeCache(str(folder))

@@ -1,0 +1,151 @@
+"""The designer's notes: a PDF beside the players' rulebook, built from the same data.
+
+Players get rules; the designer and the playtest organisers get the rest, here: the version's
+change log (the designer's own words and what the data changes against the version it extends),
+playtest feedback beside its translation, known problems, the authoring choices made where the
+design is silent, the open questions (every "Open question" box the players' rulebook prints,
+plus the version's `notes.questions`), the validator's findings and the cards' notes. The
+template is `templates/common/notes.html.j2` (a game may put its own `notes.html.j2` in its
+template folder); it is laid out like the rulebook, as `notes-a4.pdf` / `notes-letter.pdf`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import cache as cache_mod
+from ..atomic import write_bytes
+from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from ..data.versions import resolve
+from ..diff.compare import VersionDiff, compare, value_text
+from ..errors import Finding
+from ..render.fonts import fonts_digest
+from ..render.workers import Workers
+from .document import rulebook_html, write_rulebook_pdf
+from .outline import plain_text
+
+TEMPLATE = "notes.html.j2"
+CODE_VERSION = "notes-1"  # bump when this module changes what the notes look like
+
+ASIDE_RE = re.compile(r'<aside class="aside aside-question">(.*?)</aside>', re.DOTALL)
+TITLE_RE = re.compile(r'<p class="aside-title">(.*?)</p>', re.DOTALL)
+H2_RE = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Question:
+    """An open question: where the players meet it, what it asks, what the rules assume."""
+
+    section: str  # the rulebook section printing it ("" for one only in the version's notes)
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class FindingRow:
+    severity: str
+    code: str
+    message: str
+    where: str  # file:line:column relative to the project, so the PDF is the same on every machine
+
+
+def open_questions(rulebook_html: str) -> list[Question]:
+    """Every "Open question" box of a rendered rulebook, with the section (h2) it sits in."""
+    found = []
+    for m in ASIDE_RE.finditer(rulebook_html):
+        headings = H2_RE.findall(rulebook_html, 0, m.start())
+        title_m = TITLE_RE.search(m.group(1))
+        title = plain_text(title_m.group(1)) if title_m else ""
+        title = re.sub(r"^Open question:?\s*", "", title)
+        body = m.group(1)[title_m.end():] if title_m else m.group(1)
+        found.append(Question(plain_text(headings[-1]) if headings else "", title, plain_text(body)))
+    return found
+
+
+def finding_rows(project: Project, findings: list[Finding]) -> list[FindingRow]:
+    rows = []
+    for f in findings:
+        where = ""
+        if f.loc is not None:
+            path = Path(f.loc.file)
+            try:
+                path = path.resolve().relative_to(project.root.resolve())
+            except ValueError:
+                pass
+            where = ":".join(str(p) for p in (path.as_posix(), f.loc.line, f.loc.column) if p)
+        message = f.message + (f" (card {f.card})" if f.card else "")
+        rows.append(FindingRow(f.severity, f.code, message, where))
+    return rows
+
+
+def previous_diff(project: Project, snapshot: Snapshot) -> VersionDiff | None:
+    """What the data changes against the version this one extends (None for a first version)."""
+    parent = snapshot.info.extends
+    if parent is None:
+        return None
+    return compare(resolve(project, snapshot.game, parent), snapshot, [])
+
+
+def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
+                options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
+    """One notes PDF per paper in `options.papers` (skipped when its inputs are unchanged)."""
+    rulebook = snapshot.game.file.rulebook
+    if not rulebook or not _has_template(project, snapshot):
+        return []  # a project made before the notes existed has no notes.html.j2 to lay out
+    questions = open_questions(rulebook_html(project, snapshot, rendered, rulebook,
+                                           PAPER_SIZES[options.papers[0]]).html)
+    extra = {
+        "rulebook_questions": questions,
+        "findings": finding_rows(project, findings),
+        "diff": previous_diff(project, snapshot),
+        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
+        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
+    }
+    templates = _stylesheets_digest(project, snapshot)
+    fonts = fonts_digest(project.fonts_dir)
+    outputs = []
+    for paper in options.papers:
+        doc = rulebook_html(project, snapshot, rendered, TEMPLATE, PAPER_SIZES[paper], extra=extra)
+        out = out_dir / f"notes-{paper}.pdf"
+        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
+        if manifest.fresh(out, inputs):
+            outputs.append(Output(out, f"designer's notes, {paper.upper()}", _pages(out), rebuilt=False))
+            continue
+        pdf = _lay_out(project, doc)
+        write_bytes(out, pdf.data)
+        manifest.record(out, inputs)
+        outputs.append(Output(out, f"designer's notes, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings)))
+    return outputs
+
+
+def _has_template(project: Project, snapshot: Snapshot) -> bool:
+    return any((project.templates_dir / folder / TEMPLATE).is_file() for folder in (snapshot.game.id, "common"))
+
+
+def _stylesheets_digest(project: Project, snapshot: Snapshot) -> str:
+    """The stylesheets the HTML links to; hashed afresh each build, as people edit them between two."""
+    import hashlib
+
+    h = hashlib.sha256()
+    folders = (project.templates_dir / "common", project.templates_dir / snapshot.game.id)
+    for path in sorted(p for folder in folders for p in folder.glob("*.css")):
+        h.update(path.name.encode())
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _pages(path: Path) -> int:
+    import pikepdf
+
+    with pikepdf.open(path) as pdf:
+        return len(pdf.pages)
+
+
+def _lay_out(project: Project, doc):
+    """weasyprint's layout with the project's fonts set up, as the rulebook stage does it."""
+    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        return workers.submit(write_rulebook_pdf, project, doc).result()

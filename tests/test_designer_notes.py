@@ -1,0 +1,142 @@
+"""Issue 13: the designer's notes, notes-<paper>.pdf beside the players' rulebook, built from
+the same data: change log, feedback with translations, choices, open questions, findings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pikepdf
+import pytest
+from conftest import ROOT
+from pypdf import PdfReader
+
+from cardgen.buildtypes import BuildOptions
+from cardgen.cache import Manifest
+from cardgen.data.project import load_project
+from cardgen.data.validate import validate
+from cardgen.data.versions import load_game, resolve
+from cardgen.render.cards import CardRenderer
+from cardgen.rulebook.notes import build_notes, open_questions
+
+A4_PT = (595.28, 841.89)
+VERSIONS = [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
+            ("way-of-the-blade", "1"), ("one-true-king", "1"), ("knightfall", "1")]
+
+
+def _snapshot(root: Path, game: str, version: str):
+    project = load_project(root)
+    return project, resolve(project, load_game(project, game), version)
+
+
+def _text(pdf: Path) -> str:
+    return " ".join(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
+
+
+def _body(text: str) -> str:
+    """The notes after their list of contents (which names every section once already)."""
+    return text[text.index("At a glance", text.index("At a glance") + 1):]
+
+
+@pytest.fixture(scope="module")
+def notes(tmp_path_factory):
+    """The A4 notes of every version of every game, as the pipeline's notes stage writes them."""
+    found = {}
+    for game, version in VERSIONS:
+        project, snapshot = _snapshot(ROOT, game, version)
+        out = tmp_path_factory.mktemp(f"{game}-{version}")
+        rendered = CardRenderer(project, snapshot).render_all()
+        [output] = build_notes(project, snapshot, rendered, validate(project, snapshot),
+                               BuildOptions(papers=("a4",)), out, Manifest(out))
+        assert output.path == out / "notes-a4.pdf" and output.warnings == []
+        found[(game, version)] = (snapshot, output, _text(output.path))
+    return found
+
+
+@pytest.mark.parametrize("game, version", VERSIONS)
+def test_every_version_has_notes_on_a4_pages(notes, game, version):
+    snapshot, output, text = notes[(game, version)]
+    with pikepdf.open(output.path) as pdf:
+        assert len(pdf.pages) == output.pages >= 1
+        for page in pdf.pages:
+            box = [float(v) for v in page.mediabox]
+            assert abs(box[2] - A4_PT[0]) < 0.5 and abs(box[3] - A4_PT[1]) < 0.5
+    title = snapshot.info.title or f"Version {snapshot.version}"
+    assert text.startswith(f"DESIGNER'S NOTES {snapshot.game.name} · {title}")  # the label is set in capitals
+    for line in snapshot.info.notes.choices:
+        assert " ".join(line.split())[:60] in text
+
+
+def test_notes_hold_the_change_log_of_the_whole_chain(notes):
+    _, _, text = notes[("kings-blade", "3.1")]
+    assert "The Forge Token must now always be on a sword part." in text  # 3.1
+    assert "Changed the maximum metal cards in your hand from 4 to 3." in text  # 3
+    assert "Added a maximum of 4 metals in your hand (storage)." in text  # 2
+    # computed from the data against version 3: only the forge rule changed
+    body = _body(text)
+    changed = body[body.index("What the data changes since Version 3"):body.index("Authoring choices")]
+    assert "Forge: Place your forge token on one of your sword parts; it must always be on one." in changed
+    assert "(was: Place your forge token on one of your sword parts, or leave it off.)" in changed
+
+
+def test_feedback_is_printed_beside_its_translation(notes):
+    snapshot, _, text = notes[("kings-blade", "2")]
+    fb = snapshot.info.notes.feedback
+    assert fb.language == "nl" and "Received in Dutch, translated into English." in text
+    for said, meant in zip(fb.negative, fb.translation.negative):
+        assert f"{said} {meant}" in text  # one table row: the line as received, then its translation
+    assert "De katana hilt lijkt niet erg sterk vergeleken met de andere hilt" in text
+    assert "The katana hilt does not seem very strong compared with the other hilts." in text
+
+
+def test_validator_findings_are_listed_with_their_place(notes):
+    _, _, text = notes[("kings-blade", "1")]
+    findings = _body(text)[_body(text).index("Check results"):]
+    assert "(0 errors, 2 warnings)" in findings
+    assert re.search(r"there is no way to end the game \(no end_condition\) versions/kings-blade/1\.yml:\d+:\d+ · "
+                     r"empty-rule", findings)
+    assert "overflow-loop" in findings
+    _, _, clean = notes[("kings-blade", "3.1")]
+    assert "cardgen validate finds no errors and no warnings in this version." in clean
+
+
+def test_open_questions_are_the_rulebooks_boxes(notes):
+    _, _, text = notes[("knightfall", "1")]
+    body = _body(text)
+    asked = body[body.index("Open questions"):body.index("Check results")]
+    for title in ("both defend", "a troop of 10 or of 8?", "linked cards and reversed battles"):
+        assert title in asked
+    assert "(rulebook: Your troop)" in asked
+
+
+def test_open_questions_are_read_from_the_rulebook_html():
+    html = ('<h2>Set-up</h2><p>x</p><aside class="aside aside-question"><p class="aside-title">Open question: '
+            'who deals?</p><p>The <em>notes</em> do not say.</p></aside><h2>Play</h2>'
+            '<aside class="aside aside-note"><p class="aside-title">Designer\'s note</p><p>n</p></aside>')
+    [q] = open_questions(html)
+    assert (q.section, q.title, q.text) == ("Set-up", "who deals?", "The notes do not say.")
+
+
+def test_numbers_in_the_choices_are_the_datas(notes):
+    """The V2 choice once said 'the market keeps 19 cards' against its own 8 + 12 = 20."""
+    snapshot, _, text = notes[("kings-blade", "2")]
+    m = re.search(r"the market keeps (\d+) cards \((\d+) hilts, (\d+) upgrades; V1 had (\d+)\)", text)
+    assert m
+    market, hilts, upgrades, before = map(int, m.groups())
+    assert market == snapshot.deck_size("market") == hilts + upgrades
+    assert hilts == sum(c.count for c in snapshot.cards_of_type("hilt"))
+    assert upgrades == sum(c.count for c in snapshot.cards_of_type("upgrade"))
+    _, v1 = _snapshot(ROOT, "kings-blade", "1")
+    assert before == v1.deck_size("market")
+
+
+def test_a_translation_with_a_line_missing_is_one_error_line(cli, project_copy):
+    path = project_copy / "versions/kings-blade/2.yml"
+    text = path.read_text()
+    path.write_text(text.replace("        - Good use of symbols.\n", "", 1))
+    result = cli("validate", "--version", "2", cwd=project_copy)
+    assert result.code in (1, 2)
+    lines = [line for line in (result.out + result.err).splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 line\(s\) but "
+                    r"feedback\.positive has 3", lines[0])
