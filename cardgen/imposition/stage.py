@@ -20,6 +20,7 @@ from ..atomic import atomic_path
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..render.fonts import fonts_digest
 from .geometry import SheetSpec, Slot
 from .impose import PieceGroup, impose_groups
 from .layout import grid_for
@@ -93,7 +94,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
                 CODE_VERSION, cache_mod.toolchain_version(), paper_name, mode, offset,
                 [(g.label, g.spec, g.tiled, [(s.front.name, s.back.name if s.back else None) for s in g.slots])
                  for g in mode_groups],
-                cache_mod.folder_digest(str(project.fonts_dir)),
+                fonts_digest(project.fonts_dir),
             )
             what = f"print sheets, {paper_name.upper()}, " + (
                 "duplex (flip on long edge)" if mode == "duplex" else "one-sided")
