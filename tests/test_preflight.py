@@ -251,8 +251,9 @@ def test_build_warns_and_validate_lists_the_findings(project_copy, cli, tmp_path
 def test_validate_reports_text_that_does_not_fit(project_copy, cli):
     """What build warns about in the cards, validate lists too (and --strict fails on it)."""
     path = project_copy / "versions" / "kings-blade" / "3.1.yml"
-    path.write_text(path.read_text(encoding="utf-8") + "\ncards:\n  - {id: long-name, type: upgrade, name: "
-                    "\"The Exceedingly Long And Ornately Named Philosopher's Crucible Of Ages\", points: 1, "
+    # the new card takes the Gem Inlay's place, so the market keeps the 20 cards the data claims
+    path.write_text(path.read_text(encoding="utf-8") + "\nremove: [gem-inlay]\ncards:\n  - {id: long-name, type: upgrade, "
+                    "name: \"The Exceedingly Long And Ornately Named Philosopher's Crucible Of Ages\", points: 1, "
                     "needs: 2, count: 1, art: kings-blade/art-gem, effects: [{when: orcish, do: points, amount: 1}]}\n",
                     encoding="utf-8")
     result = cli("validate", "--version", "3.1", "--strict", cwd=project_copy)
