@@ -12,7 +12,6 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-
 from conftest import ROOT
 
 from cardgen.buildtypes import BuildOptions

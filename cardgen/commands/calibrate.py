@@ -35,7 +35,7 @@ def command(ctx, paper, out_dir, with_offset, duplex_offset):
     folder = check_out_dir(project, out_dir or project.build_dir)
     out = folder / f"calibration-{paper}.pdf"
     calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
-                      back_offset_mm=tuple(offset))
+                      back_offset_mm=(float(offset[0]), float(offset[1])))
     click.echo(f"  {display_path(out)}  duplex calibration, {PAPER_SIZES[paper].name}, 2 pages = 1 sheet of paper")
     click.echo("Print it two-sided (flip on long edge) at 100 %, hold it against the light with the back towards "
                "you and read X and Y where the front's lines cross the scales; then "

@@ -33,10 +33,10 @@ import pikepdf
 from PIL import Image
 
 from ..atomic import atomic_path
-from ..errors import BuildError
 from ..buildtypes import BuildOptions, Progress
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..errors import BuildError
 from ..imposition.geometry import Rect
 from ..imposition.pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 from ..render.cards import CardRenderer

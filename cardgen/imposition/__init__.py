@@ -6,9 +6,9 @@ and deduplicated, `furniture` for page text, `impose.impose_groups` for packing 
 and duplex, and `tiling.tile` for oversized components.
 """
 
-from .layout import SheetLayout, grid_for, layout_for
 from .geometry import PAPER_SIZES, ImposedSheets, Label, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .impose import PieceGroup, impose, impose_groups
+from .layout import SheetLayout, grid_for, layout_for
 from .tiling import tile
 
 __all__ = [

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from reportlab.pdfbase import pdfmetrics
 
 from ..units import pt_to_mm
-from .marks import SCALE_TICK_MM, mark_bounds
 from .geometry import EPS_MM, Label, Mark, Rect
+from .marks import SCALE_TICK_MM, mark_bounds
 
 TEXT_PT = 5.5          # page text: small, but readable
 MIN_TEXT_PT = 4.5      # shrunk to this before rotating into a side band

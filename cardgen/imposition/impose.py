@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .furniture import NOTICE, SCALE_TEXT, Item, place
+from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .layout import MIN_BLEED_MM, SheetLayout, layout_for
 from .marks import circle_marks, grid_marks, outline_mark
-from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 
@@ -97,7 +97,8 @@ def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: 
     with SourceLibrary() as library:
         keys = [(library.add(s.front, sizes[i]), library.add(s.back, sizes[i]) if s.back else None)
                 for i, s in enumerate(slots)]
-        plans, placements = [], []
+        plans: list = []
+        placements: list = []
         mode = "print duplex, flip on long edge" if duplex else "print one-sided"
         for n, sheet in enumerate(sheets):
             sides = ("front", "back") if duplex else ("front",)

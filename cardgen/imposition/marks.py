@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .layout import MARK_GAP_MM, SheetLayout
 from .geometry import EPS_MM, Mark, Rect
+from .layout import MARK_GAP_MM, SheetLayout
 
 MARK_LEN_MM = 4.0     # longest crop mark of a single component; shorter where the margin is nearer
 ALIGN_LEN_MM = 2.5    # alignment triangle, base to tip

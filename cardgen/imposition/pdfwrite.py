@@ -23,8 +23,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..atomic import atomic_path
 from ..units import mm_to_pt, pt_to_mm
-from .marks import ALIGN_HALF_MM, SCALE_TICK_MM
 from .geometry import Label, Mark, Rect
+from .marks import ALIGN_HALF_MM, SCALE_TICK_MM
 
 DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
 LINE_PT = 0.3        # crop marks: thin, but a home printer's 600 DPI still draws them solid
@@ -112,7 +112,7 @@ class SourceLibrary(contextlib.AbstractContextManager):
 
     def install(self, target: pikepdf.Pdf, keys: list[str]) -> dict[str, tuple[pikepdf.Name, pikepdf.Object]]:
         """Copy each source in `keys` into `target` once; names follow first use, so stable."""
-        installed = {}
+        installed: dict[str, tuple[pikepdf.Name, pikepdf.Object]] = {}
         for key in keys:
             if key not in installed:
                 form = target.copy_foreign(self._sources[key].form)

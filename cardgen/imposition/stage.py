@@ -89,7 +89,8 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
         _remove_stale(out_dir, manifest, prefix, paper_name, set(modes))
         for mode, mode_groups in modes.items():
             out = out_dir / f"{prefix}sheets-{paper_name}-{mode}.pdf"
-            offset = tuple(options.back_offset_mm) if mode == "duplex" else (0.0, 0.0)
+            x, y = options.back_offset_mm if mode == "duplex" else (0.0, 0.0)
+            offset = (float(x), float(y))
             inputs = cache_mod.digest_of(
                 CODE_VERSION, cache_mod.toolchain_version(), paper_name, mode, offset,
                 [(g.label, g.spec, g.tiled, [(s.front.name, s.back.name if s.back else None) for s in g.slots])

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .furniture import NOTICE, SCALE_TEXT, Item, place
-from .marks import ALIGN_LEN_MM, align_marks, crop_marks
-from .layout import MARK_GAP_MM
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
+from .layout import MARK_GAP_MM
+from .marks import ALIGN_LEN_MM, align_marks, crop_marks
 from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 BAND_MM = MARK_GAP_MM + ALIGN_LEN_MM  # room for the triangles (and the page text) beyond a region
@@ -84,7 +84,8 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, t
             raise ValueError(f"{component}: {comp_w:.1f} x {comp_h:.1f} mm has no room for {bleed_mm} mm bleed")
         grid = tile_grid(comp_w, comp_h, paper, overlap_mm, margin_mm + BAND_MM)
         trim = Rect(bleed_mm, bleed_mm, comp_w - 2 * bleed_mm, comp_h - 2 * bleed_mm)
-        plans, placements = [], []
+        plans: list = []
+        placements: list = []
         for row in range(grid.rows):
             for col in range(grid.cols):
                 plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim, margin_mm)
