@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from .errors import BuildError
 from .snapshot import Effect, Snapshot
 
 ICON_MARK = re.compile(r"\x00icon:([^|\x00]+)\|([^\x00]*)\x00")
@@ -92,9 +93,23 @@ def effect_values(snapshot: Snapshot, effect: Effect) -> dict[str, Any]:
     return values
 
 
+class SentenceError(BuildError):
+    """An effect's sentence template failed (a misspelt name, a sandbox violation): one line
+    naming the effect in the card's data and the sentence in game.yml."""
+
+
 def effect_sentence(snapshot: Snapshot, effect: Effect) -> str:
-    kind = snapshot.game.effect_kinds[effect.do]
-    return render_sentence(snapshot, kind.text, effect_values(snapshot, effect)).strip()
+    kind = snapshot.game.effect_kinds.get(effect.do)
+    if kind is None:
+        raise SentenceError(f"unknown effect '{effect.do}' (expected one of: "
+                            f"{', '.join(sorted(snapshot.game.effect_kinds))})", effect.loc)
+    try:
+        return render_sentence(snapshot, kind.text, effect_values(snapshot, effect)).strip()
+    except (TemplateError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError, IndexError) as exc:
+        where = snapshot.game.source.loc("effects", effect.do, "text")
+        what = str(exc) if isinstance(exc, TemplateError) and str(exc) else f"{type(exc).__name__}: {exc}"
+        raise SentenceError(f"the sentence of effect '{effect.do}' (game.yml {where.line}:{where.column}) "
+                            f"fails: {what}", effect.loc) from None
 
 
 def to_runs(sentence: str, snapshot: Snapshot | None = None) -> list[TextRun | IconRun]:
@@ -143,6 +158,7 @@ __all__ = [
     "IconRun",
     "SymbolRef",
     "TemplateError",
+    "SentenceError",
     "effect_runs",
     "effect_plain",
     "effect_sentence",

@@ -13,11 +13,12 @@ from typing import Iterator
 
 from . import cache as cache_mod
 from .atomic import write_text
-from .errors import BuildError, Finding, InputError
+from .errors import BuildError, Finding
+from .outputs import open_output, refuse_sources, remove_stale
 from .project import Project
-from .render import Face, RenderedSet, Renderer
+from .render import Face, RenderedSet
 from .snapshot import Snapshot
-from .validate import validate
+from .validate import check, validate  # noqa: F401  (validate: re-exported for callers)
 
 PAPERS = ("a4", "letter")
 
@@ -33,6 +34,7 @@ class BuildOptions:
     only_cards: set[str] | None = None  # update packs: print just these cards
     rulebook: bool = True
     sheets: bool = True
+    strict: bool = False  # warnings stop the build too (CI of a game project)
 
 
 @dataclass
@@ -74,17 +76,9 @@ def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
 
 
 def check_out_dir(project: Project, out_dir: Path) -> Path:
-    """Never write over the user's sources: refuse the project root and its source folders."""
-    out = out_dir.resolve()
-    protected = [p for p in project.source_paths if p.suffix != ".yml"]
-    protected += [project.root / "tests", project.root / "cardgen"]
-    if out == project.root:
-        raise InputError(f"refusing to build into the project folder itself ({out}); use build/ or a new folder")
-    for folder in protected:
-        folder = folder.resolve()
-        if out == folder or folder in out.parents:
-            raise InputError(f"refusing to build into {folder}: it holds your sources")
-    return out
+    """Never write over the user's sources: refuse the project root and its source folders
+    (compared after resolving symbolic links; see cardgen.outputs)."""
+    return refuse_sources(project, out_dir, "build")
 
 
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
@@ -92,40 +86,43 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     options = options or BuildOptions()
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
-    findings = validate(project, snapshot)
+    # the validator renders every card to SVG (so validate and build fail alike); build goes on
+    # with those faces
+    findings, rendered = check(project, snapshot)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
+    warnings = [f for f in findings if f.severity == "warning"]
+    if options.strict and warnings:
+        raise ValidationFailed(warnings, strict=True)
     result = BuildResult(out_dir, findings=findings)
     result.warnings += [str(f) for f in findings]
-
-    rendered = Renderer(project, snapshot).render_all()
-    result.warnings += rendered.warnings
     result.faces = len(rendered.faces) + len(rendered.backs)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    manifest = cache_mod.Manifest(out_dir)
-    files = Rasteriser(project, options, progress).run(rendered, out_dir, result)
-    result.cards, result.files = rendered, files
+    with open_output(project, out_dir, "build"):
+        manifest = cache_mod.Manifest(out_dir)
+        files = Rasteriser(project, options, progress).run(rendered, out_dir, result)
+        result.cards, result.files = rendered, files
 
-    if options.sheets:
-        from .sheets import build_sheets
+        if options.sheets:
+            from .sheets import build_sheets
 
-        with progress.stage("Imposing print sheets"):
-            result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
-    if options.rulebook and snapshot.game.file.rulebook:
-        from .rulebook import build_rulebooks
+            with progress.stage("Imposing print sheets"):
+                result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
+        if options.rulebook and snapshot.game.file.rulebook:
+            from .rulebook import build_rulebooks
 
-        with progress.stage("Laying out the rulebook"):
-            result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
-    result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
-    manifest.forget_missing()
-    manifest.save()
+            with progress.stage("Laying out the rulebook"):
+                result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
+        result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+        manifest.forget_missing()
+        manifest.save()
     return result
 
 
 class ValidationFailed(BuildError):
-    def __init__(self, errors: list[Finding]):
-        super().__init__(f"{len(errors)} error(s) in the game data; nothing was built")
+    def __init__(self, errors: list[Finding], strict: bool = False, what: str = "built"):
+        kind = "warning(s) and --strict" if strict else "error(s) in the game data"
+        super().__init__(f"{len(errors)} {kind}; nothing was {what}")
         self.errors = errors
 
     def __str__(self) -> str:
@@ -199,9 +196,8 @@ class Rasteriser:
                 png_path = png_dir / f"{key}.png"
                 wanted_png.add(png_path.name)
                 cache_mod.place(ff.png, png_path)
-        for folder, wanted in ((svg_dir, wanted_svg), (png_dir, wanted_png)):
-            if folder.is_dir():
-                for stale in folder.iterdir():
-                    if stale.is_file() and stale.name not in wanted:
-                        stale.unlink()
-
+        # only files an earlier build wrote and recorded go: a user's own files stay, and so do
+        # the PNGs of a `--no-png` build (it did not touch png/ at all)
+        remove_stale(svg_dir, wanted_svg)
+        if self.options.png:
+            remove_stale(png_dir, wanted_png)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from . import model, yamlsource
 from .errors import InputError, Loc
@@ -17,9 +17,18 @@ from .errors import InputError, Loc
 PROJECT_FILE = "cardgen.yml"
 
 
+class Limits(model.Strict):
+    """Checked by `validate` (and so before `build` starts work): a typo such as `count: 10000`
+    should not run for minutes and fill the disk."""
+
+    printed_cards: StrictInt = Field(5000, ge=1, description="Most cards a version may print (all copies).")
+    different_cards: StrictInt = Field(2000, ge=1, description="Most different cards in a version.")
+
+
 class ProjectFile(model.Strict):
     default_game: str | None = Field(None, description="Game used when --game is left out.")
     build_dir: str = "build"
+    limits: Limits = Field(default_factory=Limits)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,9 @@ import io
 import multiprocessing
 import os
 import re
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -43,7 +45,7 @@ import cairosvg.surface
 import pikepdf
 from PIL import Image
 
-from cardgen.errors import BuildError
+from cardgen.errors import BuildError, CardgenError
 from cardgen import atomic, fonts
 from cardgen.units import mm_to_px
 
@@ -197,7 +199,7 @@ def render_jobs(
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=fonts.use_project_fonts,
+        initializer=_worker_init,
         initargs=(fonts_dir, cache_dir),
     ) as pool:
         pending: dict[Future, RenderJob] = {pool.submit(_run, job): job for job in jobs}
@@ -208,6 +210,13 @@ def render_jobs(
             raise
 
 
+def _worker_init(fonts_dir: Path, cache_dir: Path | None) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and prints one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fonts.use_project_fonts(fonts_dir, cache_dir)
+
+
 def _collect(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], None] | None):
     """Wait for futures as they complete; report each, raise on the first failure."""
     while pending:
@@ -215,8 +224,11 @@ def _collect(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], No
         for future in done:
             job = pending.pop(future)
             error = future.exception()
+            if isinstance(error, BrokenProcessPool):
+                raise RenderError(f"{job.key or 'a render job'}: a render process ended abruptly (out of memory, "
+                                  "or killed); run again with --jobs 1 to see the card's own error") from None
             if error is not None:
-                raise _job_error(job, error) from error
+                raise _job_error(job, error) from None
             if on_done:
                 on_done(job)
 
@@ -224,17 +236,26 @@ def _collect(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], No
 def _run_reporting(job: RenderJob) -> None:
     try:
         _run(job)
-    except Exception as error:
-        raise _job_error(job, error) from error
+    except RenderError as error:
+        raise _job_error(job, error) from None
 
 
 def _job_error(job: RenderJob, error: BaseException) -> RenderError:
-    return RenderError(f"render job {job.key!r} failed: {type(error).__name__}: {error}")
+    """The one line the user sees, the same whether the job ran here or in a worker."""
+    if isinstance(error, CardgenError):
+        return RenderError(f"rendering {job.key or 'a card'} failed: {error}")
+    return RenderError(f"rendering {job.key or 'a card'} failed: {type(error).__name__}: {error}")
 
 
 def _run(job: RenderJob) -> None:
-    """Top-level (picklable) worker entry point."""
-    if job.pdf is not None:
-        svg_to_pdf(job.svg, job.pdf)
-    if job.png is not None:
-        svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
+    """Top-level (picklable) worker entry point. Any failure comes back as a plain RenderError
+    (always picklable), never as an exception object the main process cannot rebuild."""
+    try:
+        if job.pdf is not None:
+            svg_to_pdf(job.svg, job.pdf)
+        if job.png is not None:
+            svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
+    except CardgenError as exc:
+        raise RenderError(str(exc)) from None
+    except Exception as exc:
+        raise RenderError(f"{type(exc).__name__}: {exc}") from None

@@ -114,6 +114,9 @@ class Snapshot:
     cards: list[Card]
     claims: list[Claim]
     claim_locs: list[Loc]
+    # what resolving the versions noticed (a card overridden twice in one file...): the
+    # validator reports these with its own findings
+    remarks: list[Any] = field(default_factory=list)
 
     @property
     def info(self) -> VersionInfo:

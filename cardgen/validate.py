@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from jinja2 import TemplateError
 
-from . import cardtext
-from .errors import Finding, Loc
+from . import cardtext, contain
+from .errors import BuildError, Finding, Loc
 from .model import ValueSpec
 from .project import Project
 from .snapshot import Card, Snapshot
@@ -51,7 +51,15 @@ class Report:
         return [f for f in self.findings if f.severity == "error"]
 
 
-def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
+def validate(project: Project, snapshot: Snapshot, render: bool = True) -> list[Finding]:
+    """Every finding about a version. With `render` (the default) the cards and backs are also
+    rendered to SVG, without rasterising, so a clean validate means a build that works."""
+    return check(project, snapshot, render)[0]
+
+
+def check(project: Project, snapshot: Snapshot, render: bool = True):
+    """(findings, rendered set or None): what `validate` reports, plus the SVG faces it
+    rendered, which the build goes on with instead of rendering them again."""
     report = Report()
     ctx = _Context(project, snapshot, report)
     ctx.check_game()
@@ -59,8 +67,40 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_cards()
     ctx.check_rules()
     ctx.check_claims()
+    ctx.check_limits()
+    report.findings += snapshot.remarks
     run_plugin(snapshot, report)
-    return sorted(report.findings, key=_order)
+    rendered = None
+    if render and not report.errors:  # the renderer assumes the data checks passed
+        rendered = render_checks(project, snapshot, report)
+    return sorted(report.findings, key=_order), rendered
+
+
+def render_checks(project: Project, snapshot: Snapshot, report: Report):
+    """Render every card and back to SVG as the build does; each failure is a finding naming
+    the card (a template reading a field the card lacks, a missing glyph, a bad icon)."""
+    from .errors import CardgenError
+    from .render import RenderedSet, Renderer
+
+    renderer = Renderer(project, snapshot)
+    rendered = RenderedSet()
+    failed = False
+    for card in snapshot.cards:
+        try:
+            rendered.faces[card.id] = renderer.render_card(card)
+        except CardgenError as exc:
+            report.error("render", exc.message, card=card.id, loc=exc.loc or card.loc)
+            failed = True
+    for deck_id, deck in snapshot.game.decks.items():
+        if deck.back and snapshot.cards_in_deck(deck_id):
+            try:
+                rendered.backs[deck_id] = renderer.render_back(deck_id)
+            except CardgenError as exc:
+                report.error("render", exc.message, loc=exc.loc or snapshot.game.source.loc("decks", deck_id))
+                failed = True
+    report.findings += renderer.findings
+    rendered.warnings = list(renderer.warnings)
+    return None if failed else rendered
 
 
 def _order(f: Finding):
@@ -107,8 +147,20 @@ class _Context:
             self.report.error("missing-template", f"template '{name}' not found (looked for {path})", loc=loc)
 
     def _icon_exists(self, name: str, loc: Loc, card: Card | None = None) -> None:
-        if not (self.project.icons_dir / f"{name}.svg").is_file():
-            self.report.error("missing-icon", f"icon '{name}' not found (expected icons/{name}.svg)", loc=loc, card=card)
+        self._icon_ok(name, loc, card)
+
+    def _icon_ok(self, name: str, loc: Loc, card: Card | None = None, what: str | None = None) -> bool:
+        """The icon is a plain name, inside icons/ (after links), and a real SVG file."""
+        try:
+            contain.read_icon(self.project.icons_dir, name)
+        except contain.OutsideProject as exc:
+            self.report.error("outside-project", f"{what + ': ' if what else ''}{exc.message}", loc=loc, card=card)
+        except contain.BadIcon as exc:
+            code = "missing-icon" if "not found" in exc.message else "bad-icon"
+            self.report.error(code, f"{what + ': ' if what else ''}{exc.message}", loc=exc.loc or loc, card=card)
+        else:
+            return True
+        return False
 
     def _size_exists(self, name: str, loc: Loc) -> None:
         from .snapshot import NAMED_SIZES
@@ -195,9 +247,13 @@ class _Context:
                 ok = False
         if ok:
             try:
-                cardtext.effect_sentence(self.s, effect)
-            except (TemplateError, KeyError, TypeError) as exc:
-                self.report.error("bad-sentence", f"effect '{effect.do}' sentence fails: {exc}", card=card, loc=effect.loc)
+                runs = cardtext.effect_runs(self.s, effect)
+            except cardtext.SentenceError as exc:
+                self.report.error("bad-sentence", exc.message, card=card, loc=effect.loc)
+                return
+            for run in runs:
+                if isinstance(run, cardtext.IconRun):
+                    self._icon_ok(run.icon, effect.loc, card, f"icon('{run.icon}') in the sentence of '{effect.do}'")
 
     def _check_value(self, spec: ValueSpec, value: Any, what: str, card: Card | None, loc: Loc) -> bool:
         problem = value_problem(spec, value, self.s, self.project)
@@ -232,6 +288,23 @@ class _Context:
                 elif spec.warn_if_empty:
                     self.report.warning("empty-rule", f"version {self.s.version}: {spec.warn_if_empty}",
                                         loc=Loc(self.s.info.file, 1, 1))
+
+    # --- size limits -------------------------------------------------------------------------
+
+    def check_limits(self) -> None:
+        limits = self.project.config.limits
+        where = f"set limits.{{}} in {self.project.root.name}/cardgen.yml to allow more"
+        printed = sum(c.count for c in self.s.cards)
+        loc = Loc(self.s.info.file, 1, 1)
+        if printed > limits.printed_cards:
+            biggest = max(self.s.cards, key=lambda c: c.count)
+            self.report.error("too-large", f"version {self.s.version} prints {printed:,} cards, more than the limit "
+                              f"of {limits.printed_cards:,} (largest: {biggest.count:,} x '{biggest.id}'); "
+                              + where.format("printed_cards"), loc=biggest.loc_of("count"), card=biggest.id)
+        if len(self.s.cards) > limits.different_cards:
+            self.report.error("too-large", f"version {self.s.version} has {len(self.s.cards):,} different cards, more "
+                              f"than the limit of {limits.different_cards:,}; " + where.format("different_cards"),
+                              loc=loc)
 
     # --- claims ------------------------------------------------------------------------------
 
@@ -299,8 +372,13 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
             return f"'{value}' is a {sym.kind}, expected a {spec.of}"
     if t == "card_type" and value not in snapshot.game.card_types:
         return f"expected a card type ({', '.join(snapshot.game.card_types)}), found {value!r}"
-    if t == "icon" and not (isinstance(value, str) and (project.icons_dir / f"{value}.svg").is_file()):
-        return f"icon '{value}' not found in icons/"
+    if t == "icon":
+        if not isinstance(value, str):
+            return f"expected an icon name, found {value!r}"
+        try:
+            contain.read_icon(project.icons_dir, value)
+        except BuildError as exc:
+            return exc.message
     if t == "list" and not isinstance(value, list):
         return f"expected a list, found {value!r}"
     if t == "map" and not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
@@ -315,14 +393,33 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
 
 
 def run_plugin(snapshot: Snapshot, report: Report) -> None:
+    """Run the game's plug-in. A plug-in is Python code with the user's own rights: it is loaded
+    only from the game's folder (card_data/<game>/, after resolving links), and whatever goes
+    wrong in it (a syntax error, an exception) is reported as one finding at its file:line."""
     name = snapshot.game.file.plugin
     if not name:
         return
-    path = snapshot.game.dir / name
     loc = snapshot.game.source.loc("plugin")
-    module = load_plugin(path)
-    if module is None:
+    try:
+        path = contain.inside(snapshot.game.dir, name, "plug-in", loc)
+    except contain.OutsideProject as exc:
+        report.error("plugin", exc.message + " (a plug-in is code: it must live in the game's folder)", loc=loc)
+        return
+    if path.suffix != ".py":
+        report.error("plugin", f"plug-in {name} is not a Python file (expected a name ending in .py)", loc=loc)
+        return
+    if not path.is_file():
         report.error("plugin", f"plug-in {name} not found beside game.yml", loc=loc)
+        return
+    try:
+        module = load_plugin(path)
+    except SyntaxError as exc:
+        report.error("plugin", f"plug-in {name} has a syntax error: {exc.msg}",
+                     loc=Loc(path, exc.lineno or 0, exc.offset or 0))
+        return
+    except Exception as exc:
+        report.error("plugin", f"plug-in {name} failed while loading: {type(exc).__name__}: {exc}",
+                     loc=_plugin_loc(exc, path))
         return
     check: Callable | None = getattr(module, "check", None)
     if not callable(check):
@@ -331,13 +428,26 @@ def run_plugin(snapshot: Snapshot, report: Report) -> None:
     try:
         check(snapshot, report)
     except Exception as exc:  # a broken plug-in is a data problem, reported like one
-        report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=Loc(path))
+        report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=_plugin_loc(exc, path))
+
+
+def _plugin_loc(exc: BaseException, path: Path) -> Loc:
+    """The innermost line of the plug-in in the exception's traceback."""
+    found = Loc(path)
+    tb = exc.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename) == path:
+            found = Loc(path, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 def load_plugin(path: Path):
+    """Import the plug-in file once per process (by its resolved path and modification time)."""
     if not path.is_file():
         return None
-    mod_name = f"cardgen_plugin_{abs(hash(str(path.resolve())))}"
+    stat = path.stat()
+    mod_name = f"cardgen_plugin_{abs(hash((str(path.resolve()), stat.st_mtime_ns, stat.st_size)))}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     spec = importlib.util.spec_from_file_location(mod_name, path)

@@ -27,8 +27,9 @@ from .common import game_option, snapshot_from, version_option
               help="Update pack: sheets holding only cards new or changed since VERSION.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
+@click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
 @click.pass_context
-def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet):
+def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet, strict):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
     project, snapshot = snapshot_from(ctx, game, version)
@@ -46,6 +47,7 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
         workers=jobs,
         only_cards=only,
         rulebook=not no_rulebook and only is None,
+        strict=strict,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     for warning in result.warnings:

@@ -9,6 +9,7 @@ import click
 from ..console import progress_for
 from ..errors import display_path
 from ..export.printpng import PRESETS
+from ..outputs import open_output
 from ..pipeline import ValidationFailed, check_out_dir
 from ..validate import validate
 from .common import game_option, snapshot_from, version_option
@@ -56,18 +57,20 @@ def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
 
     project, snapshot = _checked_snapshot(ctx, game, version)
     out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "tts")
-    objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
 
     def url_in(folder: Path):
         if base_url:
             return lambda name: base_url + ("" if base_url.endswith("/") else "/") + name
         return lambda name: file_url(folder / name)
 
-    write_objects(objects, snapshot, out, url_in(out))
+    with open_output(project, out, "export tts"):
+        objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
+        write_objects(objects, snapshot, out, url_in(out))
     target = None
     if install:
         target = saved_objects_dir() / folder_name(snapshot.game.name)
-        install_objects(objects, snapshot, out, target, url_in(target))
+        with open_output(project, target, "export tts --install"):
+            install_objects(objects, snapshot, out, target, url_in(target))
     if quiet:
         return
     for obj in objects:
@@ -98,7 +101,8 @@ def png(ctx, preset, game, version, out_dir, jobs, quiet):
     project, snapshot = _checked_snapshot(ctx, game, version)
     chosen = PRESETS[preset]
     out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / f"png-{preset}")
-    results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
+    with open_output(project, out, f"export png --preset {preset}"):
+        results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label}:")

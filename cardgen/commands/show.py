@@ -7,6 +7,8 @@ import json
 import click
 
 from ..describe import describe
+from ..pipeline import ValidationFailed
+from ..validate import validate
 from .common import format_option, game_option, snapshot_from, version_option
 
 
@@ -17,7 +19,11 @@ from .common import format_option, game_option, snapshot_from, version_option
 @click.pass_context
 def command(ctx, game, version, fmt):
     """Show what a version is: rules, symbols with counts, every card with its text."""
-    _, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version)
+    # the text shown is generated from the data: data the validator refuses cannot be shown
+    errors = [f for f in validate(project, snapshot, render=False) if f.severity == "error"]
+    if errors:
+        raise ValidationFailed(errors, what="shown")
     data = describe(snapshot)
     if fmt == "json":
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))

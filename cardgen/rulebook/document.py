@@ -17,17 +17,19 @@ from types import TracebackType
 from typing import Iterator
 
 import pikepdf
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound
+from jinja2 import StrictUndefined, TemplateError, TemplateNotFound
+from jinja2.sandbox import SandboxedEnvironment
 from jinja2 import TemplateSyntaxError, select_autoescape
 from markupsafe import Markup, escape
 
-from ..errors import BuildError, Loc
+from ..errors import BuildError, CardgenError, Loc
 from ..fonts import FontSet
 from ..imposition import Paper
 from ..project import Project
 from ..render import RenderedSet
 from ..snapshot import Snapshot
 from ..cache import jinja_bytecode_cache
+from ..contain import ContainedLoader, inside
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -52,8 +54,10 @@ def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, tem
                 paper: Paper) -> Document:
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.build_dir / ".cache" / "svg")
-    env = Environment(
-        loader=FileSystemLoader([str(game_dir), str(project.templates_dir / "common")]),
+    # sandboxed like card templates: data and helpers only, no Python internals, no file
+    # outside templates/ (a linked template leading elsewhere is refused)
+    env = SandboxedEnvironment(
+        loader=ContainedLoader([game_dir, project.templates_dir / "common"], root=project.templates_dir),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -78,6 +82,8 @@ def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, tem
                          f"{project.templates_dir / 'common'})", _where(exc.__traceback__, project, path)) from None
     except RulebookError as exc:
         raise BuildError(f"rulebook {exc.message}", _where(exc.__traceback__, project, path)) from None
+    except CardgenError as exc:  # an icon or a path a helper refused
+        raise BuildError(f"rulebook: {exc.message}", exc.loc or _where(exc.__traceback__, project, path)) from None
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
                          _where(exc.__traceback__, project, path)) from None
@@ -102,7 +108,10 @@ def fill_contents(text: str) -> str:
 
 def _template_url(project: Project, name: str) -> Markup:
     """file: URL of a file in templates/ (a stylesheet), checked to exist."""
-    path = project.templates_dir / name
+    try:
+        path = inside(project.templates_dir, name, "template_url")
+    except BuildError as exc:
+        raise RulebookError(exc.message) from None
     if not path.is_file():
         raise RulebookError(f"names {name}, which is not in {project.templates_dir}")
     return Markup(path.as_uri())
