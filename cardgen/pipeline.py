@@ -50,8 +50,9 @@ class Output:
 class BuildResult:
     out_dir: Path
     outputs: list[Output] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # every warning as a line: findings, then remarks
+    findings: list[Finding] = field(default_factory=list)  # the validator's (card, file:line:column)
+    remarks: list[str] = field(default_factory=list)  # the output tools' (weasyprint...)
     rendered: int = 0  # card images rasterised in this run (cache misses)
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs
@@ -113,7 +114,8 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 
             with progress.stage("Laying out the rulebook"):
                 result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
-        result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+        result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+        result.warnings += result.remarks
         manifest.forget_missing()
         manifest.save()
     return result

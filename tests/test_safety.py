@@ -517,9 +517,9 @@ import os, signal, sys
 from pathlib import Path
 from cardgen.rasterise import RenderJob, render_jobs
 if __name__ == "__main__":
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="300mm" height="300mm">'
-           + '<circle cx="5" cy="5" r="4"/>' * 20000 + '</svg>')
-    jobs = [RenderJob(svg, None, Path(sys.argv[1]) / f"{i}.png", dpi=150, key=f"card-{i}") for i in range(8)]
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="150mm" height="150mm">'
+           + '<circle cx="5" cy="5" r="4"/>' * 6000 + '</svg>')
+    jobs = [RenderJob(svg, None, Path(sys.argv[1]) / f"{i}.png", dpi=100, key=f"card-{i}") for i in range(8)]
     sent = []
     def done(job):  # Ctrl-C reaches the whole process group, workers included, as in a terminal
         if not sent:

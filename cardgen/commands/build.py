@@ -50,8 +50,10 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
         strict=strict,
     )
     result = build(project, snapshot, options, progress_for(quiet))
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    for finding in result.findings:  # each says its own severity: `file:line:col: warning: ...`
+        click.echo(str(finding), err=True)
+    for remark in result.remarks:
+        click.echo(f"warning: {remark}", err=True)
     if quiet:
         return
     elapsed = time.perf_counter() - started

@@ -39,6 +39,9 @@ PROJECT_FILES = {PROJECT_FILE: PROJECT_FILE, "gitignore": ".gitignore"}
 # toolchain's own project, like its fonts
 COMMON_TEMPLATES_DIR = PROJECT_FONTS_DIR.parent / "templates" / "common"
 RULEBOOK_COMMON = ("rulebook-base.html.j2", "rulebook-macros.html.j2", "rulebook.css")
+# the standard-deck macros the docs use; and the shared icons (MIT, drawn for cardgen)
+CARD_COMMON = ("playing-cards.j2",)
+COMMON_ICONS_DIR = PROJECT_FONTS_DIR.parent / "icons" / "common"
 
 
 def slug(name: str) -> str:
@@ -93,7 +96,8 @@ def _new_project(root: Path, game_id: str, title: str) -> list[Path]:
 
 def _common_templates(root: Path) -> list[Path]:
     """The common rulebook templates the project lacks, so the new game's rulebook builds."""
-    missing = [name for name in RULEBOOK_COMMON if not (root / "templates" / "common" / name).is_file()]
+    missing = [name for name in RULEBOOK_COMMON + CARD_COMMON
+               if not (root / "templates" / "common" / name).is_file()]
     sources = [COMMON_TEMPLATES_DIR / name for name in missing]
     if not all(src.is_file() for src in sources):
         click.echo(f"warning: no common rulebook templates to copy; put {', '.join(missing)} into "
@@ -104,7 +108,20 @@ def _common_templates(root: Path) -> list[Path]:
         path = root / "templates" / "common" / src.name
         write_text(path, src.read_text(encoding="utf-8"))
         created.append(path)
+    created += _common_icons(root)
     return created
+
+
+def _common_icons(root: Path) -> list[Path]:
+    """The toolchain's shared icons (icons/common/: crown, suits, castle...) the project lacks,
+    so `icon("common/crown", ...)` works in a new game as the docs show; never overwritten."""
+    created: list[Path] = []
+    for src in sorted(COMMON_ICONS_DIR.glob("*.svg")) if COMMON_ICONS_DIR.is_dir() else []:
+        path = root / "icons" / "common" / src.name
+        if not path.exists():
+            write_text(path, src.read_text(encoding="utf-8"))
+            created.append(path)
+    return [root / "icons" / "common"] if created else []  # listed once, not icon by icon
 
 
 def _copy(files: dict[str, str], root: Path, game_id: str, title: str) -> list[Path]:
