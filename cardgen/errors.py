@@ -13,19 +13,37 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Loc:
-    """A place in a source file (1-based line and column; 0 means unknown)."""
+    """A place in a source file (1-based line and column; 0 means unknown).
+
+    In a spreadsheet, `sheet` names the worksheet and line/column are its row and column, shown
+    as a person finds them there: `cards.xlsx, sheet Hilts, D7`.
+    """
 
     file: Path
     line: int = 0
     column: int = 0
+    sheet: str | None = None
 
     def __str__(self) -> str:
         where = display_path(self.file)
+        if self.sheet is not None:
+            return f"{where}, sheet {self.sheet}, " + (
+                f"{column_letter(self.column)}{self.line}" if self.column else f"row {self.line}"
+            )
         if self.line:
             where += f":{self.line}"
             if self.column:
                 where += f":{self.column}"
         return where
+
+
+def column_letter(column: int) -> str:
+    """1 -> A, 27 -> AA: spreadsheet column names."""
+    letters = ""
+    while column > 0:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
 
 
 def display_path(path: Path) -> str:
@@ -102,5 +120,6 @@ class Finding:
             "file": display_path(self.loc.file) if self.loc else None,
             "line": self.loc.line if self.loc else None,
             "column": self.loc.column if self.loc else None,
+            "sheet": self.loc.sheet if self.loc else None,
             "card": self.card,
         }

@@ -209,6 +209,11 @@ class VersionFile(Strict):
     cards: list[CardEntry] = Field(default_factory=list)
     override: list[CardOverride] = Field(default_factory=list)
     remove: list[str] = Field(default_factory=list)
+    table: str | None = Field(
+        None,
+        description="CSV or XLSX file, relative to this version file, whose rows add or override cards "
+        "by id after this file's own changes; blank cells keep the inherited value, count 0 removes a card.",
+    )
     claims: list[Claim] = Field(default_factory=list)
     notes: Notes = Field(default_factory=Notes)
 

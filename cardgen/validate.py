@@ -7,9 +7,11 @@ a Python file defining `check(snapshot, report)`.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 import sys
+import types
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
@@ -443,15 +445,29 @@ def _plugin_loc(exc: BaseException, path: Path) -> Loc:
 
 
 def load_plugin(path: Path):
-    """Import the plug-in file once per process (by its resolved path and modification time)."""
+    """Import a game's plug-in as `<package>.<stem>` of a package made of its folder.
+
+    The package lets a plug-in split its work into sibling modules (`from . import engine`), and
+    its name is a digest of the folder, the same in every process, so worker processes that load
+    the plug-in again get the same module names.
+    """
     if not path.is_file():
         return None
-    stat = path.stat()
-    mod_name = f"cardgen_plugin_{abs(hash((str(path.resolve()), stat.st_mtime_ns, stat.st_size)))}"
+    folder = path.resolve().parent
+    package = "cardgen_plugin_" + hashlib.sha1(str(folder).encode()).hexdigest()[:12]
+    mod_name = f"{package}.{path.stem}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
+    if package not in sys.modules:
+        pkg = types.ModuleType(package)
+        pkg.__path__ = [str(folder)]
+        sys.modules[package] = pkg
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[mod_name]
+        raise
     return module

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import model, yamlsource
+from . import cardtable, model, yamlsource
 from .errors import Finding, InputError, Loc
 from .project import Project
 from .snapshot import Card, Effect, Game, Snapshot, VersionInfo
@@ -110,7 +110,8 @@ def _chain(project: Project, game: Game, version: str, known: list[str]):
             )
         seen.append(current)
         doc, parsed = _load_version(project, game, current)
-        chain.append((current, doc, parsed))
+        rows = _table_rows(project, doc, parsed)
+        chain.append((current, doc, parsed, rows))
         via = doc.loc("extends")
         current = parsed.extends
     return list(reversed(chain))
@@ -127,7 +128,7 @@ def _apply(game: Game, chain) -> Snapshot:
     claim_locs: list[Loc] = []
     remarks: list[Finding] = []
     infos = []
-    for vid, doc, vf in chain:
+    for vid, doc, vf, rows in chain:
         infos.append(VersionInfo(vid, doc.file, vf.extends, vf.title, vf.date, vf.summary, vf.notes))
         for key, value in vf.rules.items():
             rules[key] = value
@@ -177,6 +178,7 @@ def _apply(game: Game, chain) -> Snapshot:
                                        "in the same file; the override has no effect", doc.loc("remove", i), card_id))
             removed.add(card_id)
             del cards[card_id]
+        _apply_table(game, cards, rows, vid)
         if vf.claims or "claims" in doc.data:
             claims = list(vf.claims)
             claim_locs = [doc.loc("claims", i) for i in range(len(vf.claims))]
@@ -194,6 +196,92 @@ def _apply(game: Game, chain) -> Snapshot:
         claim_locs=claim_locs,
         remarks=remarks,
     )
+
+
+def _table_rows(project: Project, doc, vf: model.VersionFile) -> list[cardtable.Row]:
+    """The rows of the version's `table:`, which must lie inside the project (after symlinks)."""
+    if vf.table is None:
+        return []
+    where = doc.loc("table")
+    path = (doc.file.parent / vf.table).resolve()
+    if not path.is_relative_to(project.root.resolve()):
+        raise InputError(f"table '{vf.table}' lies outside the project; expected a file beside the version", where)
+    return cardtable.read_table(path, where)
+
+
+def _apply_table(game: Game, cards: dict[str, Card], rows: list[cardtable.Row], vid: str) -> None:
+    """Rows add or override cards by id; blank cells inherit, `count: 0` removes the card."""
+    seen: dict[str, Loc] = {}
+    for row in rows:
+        card_id = row.text("id") or ""
+        id_loc = row.cells["id"].loc if "id" in row.cells else row.loc
+        if not cardtable.ID_RE.match(card_id):
+            raise InputError(f'expected a card id (lower-case letters, digits and -), found "{card_id}"', id_loc)
+        if card_id in seen:
+            raise InputError(f"card '{card_id}' has a second row (first at {seen[card_id]})", id_loc)
+        seen[card_id] = id_loc
+        card = cards.get(card_id)
+        type_id = row.text("type") or (card.type if card else None)
+        if type_id is None:
+            raise InputError(f"new card '{card_id}' needs a type (expected one of: {', '.join(game.card_types)})", row.loc)
+        if type_id not in game.card_types:
+            raise InputError(
+                f"unknown card type '{type_id}' (expected one of: {', '.join(game.card_types)})", row.cells["type"].loc
+            )
+        values = _row_values(game, type_id, row)
+        if values.get("count") == 0:
+            cards.pop(card_id, None)
+            continue
+        if card is None:
+            if "name" not in values:
+                raise InputError(f"new card '{card_id}' needs a name", row.loc)
+            card = Card(id=card_id, type=type_id, name=values["name"], count=1, art=None, flavour=None,
+                        effects=[], fields={}, note=None, loc=row.loc)
+            cards[card_id] = card
+        changed = card.changed_in == ""  # a new card
+        for key, value in values.items():
+            card.field_locs[key] = row.cells[key].loc
+            before = card.value(key) if key != "effects" else _effect_data(card.effects)
+            changed |= before != (value if key != "effects" else _effect_data(value))
+            if key in BUILTIN_CARD_KEYS:
+                setattr(card, key, value)
+            else:
+                card.fields[key] = value
+        if changed:  # a row that repeats the inherited values changes nothing
+            card.changed_in = vid
+
+
+def _effect_data(effects: list[Effect]) -> list[tuple]:
+    return [(e.do, e.when, e.params) for e in effects]
+
+
+def _row_values(game: Game, type_id: str, row: cardtable.Row) -> dict:
+    fields = game.card_types[type_id].fields
+    values: dict = {}
+    for column, cell in row.cells.items():
+        if column == "id":
+            continue
+        if column == "effects":
+            kinds = game.effect_kinds
+            values["effects"] = [
+                Effect(e.do, e.when, e.params, cell.loc) for e in cardtable.parse_effects(cell, kinds)
+            ]
+        elif column == "count":
+            count = cardtable.typed(cell, model.ValueSpec(type="int"))
+            if not 0 <= count <= 10_000:
+                raise InputError(f"expected a count from 0 to 10000, found {count}", cell.loc)
+            values["count"] = count
+        elif column in BUILTIN_CARD_KEYS:
+            values[column] = cardtable.cell_text(cell.value)
+        elif column in fields:
+            values[column] = cardtable.typed(cell, fields[column])
+        else:
+            known = [*cardtable.BUILTIN_COLUMNS, *fields]
+            raise InputError(
+                f"'{column}' is not a field of {game.card_types[type_id].label} cards (expected one of: {', '.join(known)})",
+                cell.loc,
+            )
+    return values
 
 
 def _effects(entries, doc, path) -> list[Effect]:

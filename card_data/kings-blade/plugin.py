@@ -48,3 +48,10 @@ def _end_condition_reachable(snapshot, report):
                 f"the game ends with a complete {type_id}, but version {snapshot.version} has no {type_id} cards",
                 loc=snapshot.rule_locs.get("end_condition"),
             )
+
+
+def simulation(snapshot):
+    """The simulation hook (`cardgen simulate`): this version's rules engine, bots and claims."""
+    from .simulation import KingsBladeSimulation
+
+    return KingsBladeSimulation(snapshot)

@@ -13,9 +13,11 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from .. import cardtext
+from ..errors import Loc
 from ..model import ValueSpec
 from ..snapshot import Card, Effect, Snapshot
 
+TABLE_SUFFIXES = (".csv", ".xlsx")
 CARD_BUILTINS = {"name": "Name", "type": "Type", "count": "Copies", "art": "Art", "flavour": "Flavour"}
 SYMBOL_FIELDS = {
     "name": "Name", "kind": "Kind", "colour": "Colour", "icon": "Icon", "rarity": "Rarity",
@@ -59,6 +61,7 @@ class CardInfo:
     count: int
     fields: list[tuple[str, str]]  # (label, value text) of the game's declared fields
     effects: list[str]
+    source: str | None = None  # the spreadsheet row that defines it, for a card kept in a table
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class CardChange:
     deck: str
     fields: list[Change]
     effects: list[EffectRow]
+    source: str | None = None  # the spreadsheet row the change comes from, for a card kept in a table
 
 
 @dataclass(frozen=True)
@@ -249,7 +253,8 @@ def card_info(snapshot: Snapshot, card: Card) -> CardInfo:
               for key, spec in specs.items() if key in card.fields]
     return CardInfo(card.id, card.name, card.type, ctype.label if ctype else card.type,
                     ctype.deck if ctype else "", card.count, fields,
-                    [cardtext.effect_plain(snapshot, e) for e in card.effects])
+                    [cardtext.effect_plain(snapshot, e) for e in card.effects],
+                    table_row(card, ["id", *card.field_locs]))
 
 
 def _card_change(old_snap: Snapshot, old: Card, new_snap: Snapshot, new: Card) -> CardChange:
@@ -267,8 +272,19 @@ def _card_change(old_snap: Snapshot, old: Card, new_snap: Snapshot, new: Card) -
             fields.append(_change(key, (spec.label if spec else None) or key, old_snap, new_snap, spec,
                                   before, after))
     ctype = new_snap.game.card_types.get(new.type)
+    effects = effect_rows(old_snap, old.effects, new_snap, new.effects)
+    changed_keys = [c.key for c in fields] + (["effects"] if effects else [])
     return CardChange(new.id, new.name, new.type, ctype.label if ctype else new.type, ctype.deck if ctype else "",
-                      fields, effect_rows(old_snap, old.effects, new_snap, new.effects))
+                      fields, effects, table_row(new, changed_keys))
+
+
+def table_row(card: Card, keys: list[str]) -> str | None:
+    """`cards.xlsx, sheet Hilts, row 7` when one of `keys` got its value from a spreadsheet row."""
+    for key in keys:
+        loc = card.field_locs.get(key)
+        if loc is not None and loc.file.suffix.lower() in TABLE_SUFFIXES:
+            return str(Loc(loc.file, loc.line, 0, loc.sheet))
+    return None
 
 
 def effect_rows(old_snap: Snapshot, old: list[Effect], new_snap: Snapshot, new: list[Effect]) -> list[EffectRow]:

@@ -41,7 +41,7 @@ def as_json(diff: VersionDiff) -> str:
             "changed": [
                 {"id": c.id, "name": c.name, "type": c.type, "type_label": c.type_label, "deck": c.deck,
                  "fields": [_change_json(f) for f in c.fields],
-                 "effects": [_row_json(r) for r in c.effects]}
+                 "effects": [_row_json(r) for r in c.effects], "source": c.source}
                 for c in diff.changed
             ],
         },
@@ -68,7 +68,8 @@ def _row_json(r: EffectRow) -> dict[str, Any]:
 
 def _card_json(c: CardInfo) -> dict[str, Any]:
     return {"id": c.id, "name": c.name, "type": c.type, "type_label": c.type_label, "deck": c.deck, "count": c.count,
-            "fields": [{"label": label, "value": value} for label, value in c.fields], "effects": c.effects}
+            "fields": [{"label": label, "value": value} for label, value in c.fields], "effects": c.effects,
+            "source": c.source}
 
 
 # --- text and Markdown ------------------------------------------------------------------------
@@ -153,7 +154,8 @@ def _symbol_lines(diff: VersionDiff, s: _Style) -> list[str]:
 
 def _card_lines(card: CardInfo, s: _Style, mark: Callable[[str], str], brief: bool = False) -> list[str]:
     copies = f", x{card.count}" if card.count != 1 else ""
-    head = s.item(f"{s.name(mark(card.name))} ({card.type_label}{copies})")
+    source = f" [{card.source}]" if card.source and not brief else ""
+    head = s.item(f"{s.name(mark(card.name))} ({card.type_label}{copies}){source}")
     if brief:
         return [head]
     details = [f"{label} {value}" for label, value in card.fields] + card.effects
@@ -163,7 +165,8 @@ def _card_lines(card: CardInfo, s: _Style, mark: Callable[[str], str], brief: bo
 def _changed_lines(diff: VersionDiff, s: _Style) -> list[str]:
     lines = []
     for card in diff.changed:
-        lines.append(s.item(f"{s.name(card.name)} ({card.type_label})"))
+        source = f" [{card.source}]" if card.source else ""
+        lines.append(s.item(f"{s.name(card.name)} ({card.type_label}){source}"))
         lines += [s.item(s.change(c), 1) for c in card.fields]
         lines += [s.item(_row_text(r, s), 1) for r in card.effects]
     return lines

@@ -1,0 +1,294 @@
+"""Players for the simulator: a random legal player and strategies that score options by the data.
+
+Every strategy judges a move by what the cards say: the sword points a pour adds (completion
+points, point effects, points per different metal), the abilities it switches on, the progress
+towards the parts the version's end condition asks for, and, for a pour into another player's
+complete card, the points the overflow takes from them. They differ only in their weights and in
+when they end the game:
+
+- greedy: the best move by those figures; ends the game when it leads.
+- rush: ends the game as soon as it may; takes the cheapest parts the end condition needs.
+- builder: collects points, takes extra parts; ends only with a clear lead or when play runs dry.
+- saboteur: pours into other players' forged complete cards to make them overflow.
+- random: any legal move, chosen uniformly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .engine import Part, Player, Table, legal_actions, part_score
+
+# What an ability is worth to its owner, in sword points, for choosing between moves.
+UTILITY = {
+    "extra_pour": 1.0, "forge_anywhere": 1.0, "overflow_guard": 0.8, "hand_limit": 0.6,
+    "mine_bonus": 0.4, "overflow_keep": 0.4, "sabotage_draw": 0.4, "market_peek": 0.3,
+    "free_restock": 0.3, "overflow_bounce": 0.0,
+}
+NEVER = -1e9
+
+
+@dataclass(frozen=True)
+class Weights:
+    progress: float = 1.0     # per completion point, for each metal poured towards completion
+    need: float = 2.0         # taking / completing a part type the end condition asks for
+    duplicate: float = 1.5    # taking a second part of a type already held
+    spread: float = 0.6       # per part already held that still wants metal, when taking another
+    max_parts: int = 4
+    sabotage: float = 1.0     # per sword point an overflow takes from another player
+    end: str = "lead"         # lead | asap | margin
+
+
+class Strategy:
+    def __init__(self, name: str, w: Weights):
+        self.name, self.w = name, w
+
+    # -- figures ------------------------------------------------------------------------------
+
+    def own_gain(self, t: Table, player: Player, part: Part, metal: int, done: set[str]) -> float:
+        """What pouring `metal` into the player's own `part` is worth to them."""
+        card, w = part.card, self.w
+        old_has, old_filled = part.has, part.filled
+        old = part_score(card, old_has, old_filled)
+        b = 1 << metal
+        if old_filled >= card.needs:  # it overflows: which metal leaves is the rule's (or ours)
+            has, filled, new = self._after_overflow(t, part, metal, maximise=True)
+        else:
+            has, filled = old_has | b, old_filled + (2 if card.double & b else 1)
+            new = part_score(card, has, filled)
+        gain = float(new - old)
+        if old_filled < card.needs:
+            step = min(filled, card.needs) - old_filled
+            gain += w.progress * card.points * step / card.needs
+            if card.type in t.end_types and card.type not in done:
+                gain += w.need * (1.0 if filled >= card.needs else 0.3 * step / card.needs)
+        for kind, entries in card.ability.items():
+            for m, _ in entries:
+                if has & m and not old_has & m:
+                    gain += UTILITY.get(kind, 0.0)
+        return gain
+
+    def sabotage_gain(self, t: Table, player: Player, part: Part, metal: int, metal_worth: float) -> float:
+        """What pouring `metal` into another player's complete `part` is worth: their loss."""
+        card = part.card
+        old = part_score(card, part.has, part.filled)
+        has, _, new = self._after_overflow(t, part, metal, maximise=False)
+        damage = old - new
+        for kind, entries in card.ability.items():
+            for m, _ in entries:
+                if part.has & m and not has & m:
+                    damage += UTILITY.get(kind, 0.0)
+        if damage <= 0:
+            return NEVER
+        owner_score = t.players[part.owner].score()
+        lead = 1.5 if owner_score >= max(p.score() for p in t.players if p is not player) else 1.0
+        bonus = 0.5 if player.ability("sabotage_draw") else 0.0
+        return self.w.sabotage * damage * lead + bonus - 0.5 * metal_worth
+
+    def _after_overflow(self, t: Table, part: Part, metal: int, maximise: bool):
+        metals = part.metals + [metal]
+        options = [0] if t.earliest_out else range(len(metals))
+        best = None
+        for out in options:
+            kept = metals[:out] + metals[out + 1:]
+            has = filled = 0
+            for m in kept:
+                b = 1 << m
+                has |= b
+                filled += 2 if part.card.double & b else 1
+            score = part_score(part.card, has, filled)
+            if best is None or (score > best[2] if maximise else score < best[2]):
+                best = (has, filled, score, out)
+        return best[0], best[1], best[2]
+
+    def take_value(self, t: Table, player: Player, card, types_held: set[str], incomplete: int) -> float:
+        w = self.w
+        if len(player.parts) >= w.max_parts:
+            return NEVER
+        value = card.appeal
+        if card.type in t.end_types and card.type not in types_held:
+            value += w.need
+        elif card.type in types_held:
+            value -= w.duplicate
+        return value - w.spread * incomplete
+
+    # -- decisions ----------------------------------------------------------------------------
+
+    def forge(self, t: Table, player: Player) -> Part | None:
+        done = _done_types(player)
+        metals = set(player.hand)
+        best, best_value = None, NEVER
+        for part in player.parts:
+            if metals:
+                value = max(self.own_gain(t, player, part, m, done) for m in metals)
+            else:  # nothing to pour: keep the token where the next pours will go
+                value = 0.1 if part.filled < part.card.needs else -0.1
+            if part.filled >= part.card.needs:
+                value -= 0.5  # a complete card under the token can be made to overflow
+            if value > best_value:
+                best, best_value = part, value
+        if best_value <= 0 and not t.token_required:
+            return None
+        return best
+
+    def wants_free_restock(self, t: Table, player: Player) -> bool:
+        return self._best_take(t, player)[0] < 0
+
+    def action(self, t: Table, player: Player) -> tuple:
+        best_value, best = self._best_take(t, player)
+        if t.can_restock() and best_value < 0 and len(player.parts) < self.w.max_parts:
+            best_value, best = 0.0, ("restock",)
+        pour_value, pour = self._best_pour(t, player)
+        if pour is not None and pour_value > best_value:
+            best_value, best = pour_value, pour
+        if t.mine and t.room(player) > 0:
+            drawn = t.mine_draw_count(player)
+            value = 0.35 * drawn + (3.0 if not player.hand else 0.0)
+            if value > best_value:
+                best_value, best = value, ("mine",)
+        if best is None:
+            fallback = legal_actions(t, player)
+            return fallback[0]
+        return best
+
+    def extra_pour(self, t: Table, player: Player):
+        value, pour = self._best_pour(t, player)
+        return (pour[1], pour[2]) if pour is not None and value > 0 else None
+
+    def overflow_choice(self, t: Table, pourer: Player, part: Part) -> int:
+        """Under `pourer_chooses`: keep the best for ourselves, take the best from others."""
+        own = part.owner == pourer.seat
+        best_index, best_score = 0, None
+        for out in range(len(part.metals)):
+            kept = part.metals[:out] + part.metals[out + 1:]
+            has = filled = 0
+            for m in kept:
+                b = 1 << m
+                has |= b
+                filled += 2 if part.card.double & b else 1
+            score = part_score(part.card, has, filled)
+            if best_score is None or (score > best_score if own else score < best_score):
+                best_index, best_score = out, score
+        return best_index
+
+    def bounce_target(self, t: Table, player: Player, metal: int, options: list[Part]) -> Part:
+        """Metal bouncing out of one of our cards: into our own card if that helps, else where
+        it makes another player's complete card overflow and costs them most."""
+        done = _done_types(player)
+        best, best_value = options[0], NEVER
+        for part in options:
+            if part.owner == player.seat:
+                value = self.own_gain(t, player, part, metal, done)
+            elif part.filled >= part.card.needs:
+                value = self.sabotage_gain(t, player, part, metal, 0.0)
+            else:
+                value = -1.0  # it would only help them complete it
+            if value > best_value:
+                best, best_value = part, value
+        return best
+
+    def wants_end(self, t: Table, player: Player) -> bool:
+        if self.w.end == "asap":
+            return True
+        mine = player.score()
+        others = max(p.score() for p in t.players if p is not player)
+        if self.w.end == "lead":
+            return mine > others
+        # margin: a clear lead, or a lead when there is little left to gain
+        return mine >= others + 3 or (mine > others and (len(t.mine) < 2 * t.n or t.round >= 25))
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _best_take(self, t: Table, player: Player):
+        types_held = {p.card.type for p in player.parts}
+        # parts that still want metal: incomplete ones that pay for completion or end the game
+        incomplete = sum(1 for p in player.parts if p.filled < p.card.needs
+                         and (p.card.points or p.card.type in t.end_types))
+        best_value, best = NEVER, None
+        for i, card in enumerate(t.market):
+            value = self.take_value(t, player, card, types_held, incomplete)
+            if value > best_value:
+                best_value, best = value, ("take", i)
+        if t.market_pile and player.ability("market_peek"):
+            value = self.take_value(t, player, t.market_pile[-1], types_held, incomplete)
+            if value > best_value:
+                best_value, best = value, ("top",)
+        return best_value, best
+
+    def _best_pour(self, t: Table, player: Player):
+        if not player.hand:
+            return NEVER, None
+        done = _done_types(player)
+        targets = t.pour_targets(player)
+        own_targets = [p for p in targets if p.owner == player.seat]
+        other_targets = [p for p in targets if p.owner != player.seat and p.filled >= p.card.needs]
+        best_value, best = NEVER, None
+        seen: set[int] = set()
+        for h, metal in enumerate(player.hand):
+            if metal in seen:
+                continue
+            seen.add(metal)
+            worth = 0.0
+            for part in own_targets:
+                value = self.own_gain(t, player, part, metal, done)
+                worth = max(worth, value)
+                if value > best_value:
+                    best_value, best = value, ("pour", h, part)
+            if self.w.sabotage > 0:
+                for part in other_targets:
+                    value = self.sabotage_gain(t, player, part, metal, worth)
+                    if value > best_value:
+                        best_value, best = value, ("pour", h, part)
+        return best_value, best
+
+
+class RandomPlayer:
+    """Any legal move, uniformly; ends the game now and then when it may."""
+
+    name = "random"
+
+    def forge(self, t: Table, player: Player) -> Part | None:
+        options: list[Part | None] = list(player.parts)
+        if not t.token_required:
+            options.append(None)
+        return t.rng.choice(options)
+
+    def wants_free_restock(self, t: Table, player: Player) -> bool:
+        return t.rng.random() < 0.5
+
+    def action(self, t: Table, player: Player) -> tuple:
+        return t.rng.choice(legal_actions(t, player))
+
+    def extra_pour(self, t: Table, player: Player):
+        targets = t.pour_targets(player)
+        if not targets or t.rng.random() < 0.5:
+            return None
+        return t.rng.randrange(len(player.hand)), t.rng.choice(targets)
+
+    def overflow_choice(self, t: Table, pourer: Player, part: Part) -> int:
+        return t.rng.randrange(len(part.metals))
+
+    def bounce_target(self, t: Table, player: Player, metal: int, options: list[Part]) -> Part:
+        return t.rng.choice(options)
+
+    def wants_end(self, t: Table, player: Player) -> bool:
+        return t.rng.random() < 0.25
+
+
+def _done_types(player: Player) -> set[str]:
+    return {p.card.type for p in player.parts if p.filled >= p.card.needs}
+
+
+STRATEGIES = {
+    "greedy": Weights(),
+    "rush": Weights(progress=0.5, need=4.0, duplicate=4.0, spread=1.5, max_parts=3, sabotage=0.0, end="asap"),
+    "builder": Weights(progress=1.3, need=1.0, duplicate=0.3, spread=0.3, max_parts=6, sabotage=0.3, end="margin"),
+    "saboteur": Weights(sabotage=3.0, end="lead"),
+}
+BOTS = ("random", *STRATEGIES)
+
+
+def make_bot(name: str):
+    if name == "random":
+        return RandomPlayer()
+    return Strategy(name, STRATEGIES[name])

@@ -1,0 +1,514 @@
+"""The King's Blade's rules engine: one game played by bots, from the resolved version's data.
+
+Nothing here knows a card by name. `compile_table` turns a snapshot into plain data (the
+version's rules, the mine's metals with their counts, every sword part with its points, needs and
+structured effects); `play` deals and plays one game from that data. Change a card, a count or a
+rule in the YAML and the next simulation plays the changed game.
+
+Where the designer's document is silent the engine chooses, and says so (ASSUMPTIONS below; the
+report prints them):
+"""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Any
+
+ASSUMPTIONS = [
+    "Metal that pours out of a card, and metal nobody can hold, goes to the bottom of the mine.",
+    ("A card taken from the market is replaced at once from the market's drawing pile; when the "
+     "pile runs out, the market's discards are shuffled into a new one."),
+    "Effect draws (extra mine metal, overflow to your hand, sabotage draw) respect the hand limit.",
+    "Extra pours (extra_pour) may go into any card the player may pour into.",
+    "V1's 'move cards into the forge' works like an optional forge token: one card, or none.",
+    ("Overflow that bounces (overflow_bounce) goes to another card with a forge token that the bouncing "
+     "card's owner chooses; a chain of more than 50 bounces is an overflow loop: it is counted and the "
+     "metal goes to the mine."),
+    "A player may end the game (when the version allows) after any action, their own or another's.",
+    "Players who tie for the most sword points share the win.",
+]
+
+# Effects the engine plays. A version whose cards use another effect kind cannot be simulated
+# until the engine learns it (simulation() says which card and effect).
+POINT_KINDS = ("points", "points_per_metal")
+ABILITY_KINDS = (
+    "hand_limit", "mine_bonus", "extra_pour", "counts_double", "market_peek", "free_restock",
+    "overflow_guard", "overflow_keep", "overflow_bounce", "sabotage_draw", "forge_anywhere",
+)
+KNOWN_KINDS = POINT_KINDS + ABILITY_KINDS
+LOOP_LIMIT = 50
+
+
+class UnknownEffect(Exception):
+    def __init__(self, card: str, kind: str):
+        super().__init__(f"card '{card}': effect '{kind}' has no simulation rule in the engine "
+                         f"(known: {', '.join(KNOWN_KINDS)})")
+        self.card, self.kind = card, kind
+
+
+# --- the version as plain data -------------------------------------------------------------------
+
+
+def compile_table(snapshot) -> dict[str, Any]:
+    """The resolved version as plain, picklable data: everything a game needs, nothing else."""
+    game = snapshot.game
+    metals = [sid for sid, s in snapshot.symbols.items() if s.kind == "metal" and not s.any]
+    any_ids = {sid for sid, s in snapshot.symbols.items() if s.kind == "metal" and s.any}
+    inert = {sid for sid, s in snapshot.symbols.items() if getattr(s, "inert", False)}
+    bit = {m: 1 << i for i, m in enumerate(metals)}
+    every = (1 << len(metals)) - 1
+
+    def mask(when: str | None) -> int:
+        if when in any_ids or when is None:
+            return every & ~sum(bit[m] for m in inert if m in bit)
+        if when in inert:
+            return 0  # an inert metal has no effects (V2 on: grey steel)
+        return bit.get(when, 0)
+
+    mine: list[int] = []
+    parts: list[dict[str, Any]] = []
+    blades: list[int] = []
+    market: list[int] = []
+    part_types = [t for t, spec in game.card_types.items() if spec.effects]
+    dealt_types = [t for t in part_types if game.card_types[t].per_player]
+    for card in snapshot.cards:
+        spec = game.card_types[card.type]
+        if spec.deck == "mine":
+            metal = card.fields.get("metal")
+            mine += [metals.index(metal)] * card.count
+            continue
+        if card.type not in part_types:
+            continue
+        effects = []
+        for e in card.effects:
+            if e.do not in KNOWN_KINDS:
+                raise UnknownEffect(card.id, e.do)
+            effects.append((e.do, mask(e.when), int(e.params.get("amount", 1))))
+        index = len(parts)
+        parts.append({"id": card.id, "name": card.name, "type": card.type,
+                      "points": int(card.fields.get("points") or 0), "needs": int(card.fields["needs"]),
+                      "effects": effects})
+        (blades if card.type in dealt_types else market).extend([index] * card.count)
+    rules = dict(snapshot.rules)
+    return {
+        "version": snapshot.version,
+        "metals": metals,
+        "metal_names": [snapshot.symbols[m].name or m for m in metals],
+        "rules": {
+            "hand_limit": rules.get("hand_limit"),
+            "starting_hand": int(rules.get("starting_hand") or 0),
+            "market_face_up": int(rules.get("market_face_up") or 4),
+            "mine_action": rules.get("mine_action", "take_one"),
+            "overflow": rules.get("overflow", "earliest_out"),
+            "forge": rules.get("forge", "token_optional"),
+            "end_condition": list(rules.get("end_condition") or []),
+        },
+        "part_types": part_types,
+        "mine": mine,
+        "blades": blades,
+        "market": market,
+        "parts": parts,
+    }
+
+
+class CardRule:
+    """One sword-part card, ready for play: bit masks instead of metal names."""
+
+    __slots__ = ("ability", "appeal", "double", "id", "index", "name", "needs", "points", "ppm", "pts", "type")
+
+    def __init__(self, index: int, data: dict[str, Any]):
+        self.index = index
+        self.id, self.name, self.type = data["id"], data["name"], data["type"]
+        self.points, self.needs = data["points"], data["needs"]
+        self.pts = tuple((m, a) for k, m, a in data["effects"] if k == "points" and m)
+        self.ppm = tuple((m, a) for k, m, a in data["effects"] if k == "points_per_metal" and m)
+        self.double = 0
+        self.ability: dict[str, tuple[tuple[int, int], ...]] = {}
+        for kind, m, amount in data["effects"]:
+            if kind == "counts_double":
+                self.double |= m
+            elif kind in ABILITY_KINDS and m:
+                self.ability[kind] = self.ability.get(kind, ()) + ((m, amount),)
+        # what the card promises, per metal it needs: how the bots judge a market card
+        best_effect = max([a for _, a in self.pts] + [2 * a for _, a in self.ppm] + [0])
+        self.appeal = (self.points + 0.5 * best_effect + 0.3 * len(self.ability)) / self.needs
+
+
+# --- the table during play -----------------------------------------------------------------------
+
+
+class Part:
+    """A sword part in a player's forge and the metals poured into it, earliest first."""
+
+    __slots__ = ("card", "filled", "has", "metals", "owner")
+
+    def __init__(self, card: CardRule, owner: int):
+        self.card, self.owner = card, owner
+        self.metals: list[int] = []
+        self.filled = 0  # metals counted towards completion (counts_double counts 2)
+        self.has = 0  # bit mask of the metals it holds
+
+    @property
+    def complete(self) -> bool:
+        return self.filled >= self.card.needs
+
+    def refresh(self) -> None:
+        double, has, filled = self.card.double, 0, 0
+        for m in self.metals:
+            b = 1 << m
+            has |= b
+            filled += 2 if double & b else 1
+        self.has, self.filled = has, filled
+
+    def ability(self, kind: str) -> int:
+        total = 0
+        for m, amount in self.card.ability.get(kind, ()):
+            if self.has & m:
+                total += amount
+        return total
+
+
+def part_score(card: CardRule, metals_mask: int, filled: int) -> int:
+    """Sword points of one card: completion points if complete, point effects always."""
+    score = card.points if filled >= card.needs else 0
+    for m, amount in card.pts:
+        if metals_mask & m:
+            score += amount
+    if card.ppm:
+        different = metals_mask.bit_count()
+        for m, amount in card.ppm:
+            if metals_mask & m:
+                score += amount * different
+    return score
+
+
+class Player:
+    __slots__ = ("bot", "hand", "parts", "seat", "token")
+
+    def __init__(self, seat: int, bot):
+        self.seat, self.bot = seat, bot
+        self.hand: list[int] = []
+        self.parts: list[Part] = []
+        self.token: Part | None = None
+
+    def ability(self, kind: str) -> int:
+        total = 0
+        for part in self.parts:
+            for m, amount in part.card.ability.get(kind, ()):
+                if part.has & m:
+                    total += amount
+        return total
+
+    def score(self) -> int:
+        return sum(part_score(p.card, p.has, p.filled) for p in self.parts)
+
+
+class Table:
+    """One game in progress. Bots read it and choose; only the table changes it."""
+
+    def __init__(self, table: dict[str, Any], cards: list[CardRule], rng: Random, bots: list):
+        self.rules = table["rules"]
+        self.cards = cards
+        self.rng = rng
+        self.n = len(bots)
+        self.players = [Player(i, bot) for i, bot in enumerate(bots)]
+        self.end_types = self.rules["end_condition"]
+        self.hand_base = self.rules["hand_limit"]
+        self.earliest_out = self.rules["overflow"] == "earliest_out"
+        self.token_required = self.rules["forge"] == "token_required"
+        self.fill_hand = self.rules["mine_action"] == "fill_hand"
+        self.turn = 0
+        self.round = 0
+        # what the runner's statistics read
+        self.overflows = 0
+        self.sabotage_overflows = 0
+        self.bounces = 0
+        self.loops: dict[str, int] = {}
+        self.mine_empty_round: int | None = None
+        self.empty_mine_turns = 0
+        self.taken: list[tuple[Part, int]] = []  # (part, round it came into play)
+
+        self.mine = list(table["mine"])
+        rng.shuffle(self.mine)
+        self.market_pile = [cards[i] for i in table["market"]]
+        rng.shuffle(self.market_pile)
+        self.market_discard: list[CardRule] = []
+        self.market: list[CardRule] = []
+        self._fill_market(self.rules["market_face_up"])
+        blades = [cards[i] for i in table["blades"]]
+        rng.shuffle(blades)
+        for player in self.players:
+            if blades:
+                self._gain(player, blades.pop())
+        for player in self.players:
+            for _ in range(self.rules["starting_hand"]):
+                self._draw(player)
+
+    # -- questions bots ask -------------------------------------------------------------------
+
+    def hand_limit(self, player: Player) -> int | None:
+        if self.hand_base is None:
+            return None
+        return self.hand_base + player.ability("hand_limit")
+
+    def room(self, player: Player) -> int:
+        limit = self.hand_limit(player)
+        return 1 << 30 if limit is None else max(0, limit - len(player.hand))
+
+    def can_end(self, player: Player) -> bool:
+        if not self.end_types:
+            return False
+        done = [p.card.type for p in player.parts if p.filled >= p.card.needs]
+        if len(done) < len(self.end_types):
+            return False
+        return all(t in done for t in self.end_types)
+
+    def pour_targets(self, player: Player) -> list[Part]:
+        """Cards `player` may pour into: any card with a forge token (a complete one of another
+        player only if not guarded), and the player's own cards that allow pouring anywhere."""
+        targets = []
+        for other in self.players:
+            part = other.token
+            if part is None:
+                continue
+            if other is not player and part.filled >= part.card.needs and part.ability("overflow_guard"):
+                continue
+            targets.append(part)
+        for part in player.parts:
+            if part is not player.token and part.card.ability.get("forge_anywhere") and part.ability("forge_anywhere"):
+                targets.append(part)
+        return targets
+
+    def can_restock(self) -> bool:
+        return bool(self.market_pile or self.market_discard)
+
+    def mine_draw_count(self, player: Player) -> int:
+        """Metals the mine action would draw now (extra metals from mine_bonus fit the hand too)."""
+        room = self.room(player)
+        if self.fill_hand and self.hand_base is not None:
+            want = room
+        else:
+            want = 1 + player.ability("mine_bonus")
+        return min(want, room, len(self.mine))
+
+    def scores(self) -> list[int]:
+        return [p.score() for p in self.players]
+
+    # -- changes ------------------------------------------------------------------------------
+
+    def _draw(self, player: Player) -> bool:
+        if not self.mine or self.room(player) <= 0:
+            return False
+        player.hand.append(self.mine.pop())
+        if not self.mine and self.mine_empty_round is None:
+            self.mine_empty_round = self.round + 1  # rounds count from 1, as players say
+        return True
+
+    def _gain(self, player: Player, card: CardRule) -> Part:
+        part = Part(card, player.seat)
+        player.parts.append(part)
+        self.taken.append((part, self.round))
+        return part
+
+    def _fill_market(self, size: int) -> None:
+        while len(self.market) < size:
+            if not self.market_pile:
+                if not self.market_discard:
+                    return
+                self.market_pile = self.market_discard
+                self.market_discard = []
+                self.rng.shuffle(self.market_pile)
+            self.market.append(self.market_pile.pop())
+
+    def take_market(self, player: Player, index: int) -> Part:
+        card = self.market.pop(index)
+        part = self._gain(player, card)
+        self._fill_market(self.rules["market_face_up"])
+        return part
+
+    def take_top(self, player: Player) -> Part | None:
+        """market_peek: the top card of the market's drawing pile instead of a face-up one."""
+        if not self.market_pile:
+            return None
+        return self._gain(player, self.market_pile.pop())
+
+    def restock(self) -> None:
+        self.market_discard.extend(self.market)
+        self.market = []
+        self._fill_market(self.rules["market_face_up"])
+
+    def mine_action(self, player: Player) -> int:
+        drawn = 0
+        for _ in range(self.mine_draw_count(player)):
+            drawn += self._draw(player)
+        return drawn
+
+    def pour(self, player: Player, hand_index: int, part: Part) -> None:
+        metal = player.hand.pop(hand_index)
+        self._pour_into(player, metal, part, bounces=0, chain=[])
+
+    def _pour_into(self, pourer: Player, metal: int, part: Part, bounces: int, chain: list[str]) -> None:
+        was_complete = part.filled >= part.card.needs
+        part.metals.append(metal)
+        if not was_complete:
+            b = 1 << metal
+            part.has |= b
+            part.filled += 2 if part.card.double & b else 1
+            return
+        # overflow: the card was complete, one metal pours out
+        self.overflows += 1
+        owner = self.players[part.owner]
+        if self.earliest_out:
+            out_index = 0
+        else:
+            out_index = pourer.bot.overflow_choice(self, pourer, part)
+        keep, bounce = part.ability("overflow_keep"), part.ability("overflow_bounce")
+        out = part.metals.pop(out_index)
+        part.refresh()
+        if owner is not pourer and bounces == 0:
+            self.sabotage_overflows += 1
+            if pourer.ability("sabotage_draw"):
+                self._draw(pourer)
+        if bounce:
+            options = self._bounce_options(part)
+            target = owner.bot.bounce_target(self, owner, out, options) if options else None
+            if target is not None:
+                self.bounces += 1
+                chain.append(part.card.id)
+                if bounces >= LOOP_LIMIT:
+                    for card_id in sorted(set(chain)):
+                        self.loops[card_id] = self.loops.get(card_id, 0) + 1
+                    self.mine.insert(0, out)
+                    return
+                self._pour_into(owner, out, target, bounces + 1, chain)
+                return
+        if keep and self.room(owner) > 0:
+            owner.hand.append(out)
+        else:
+            self.mine.insert(0, out)
+
+    def _bounce_options(self, source: Part) -> list[Part]:
+        """Where bouncing metal may go: another card with a forge token (a guarded complete card
+        of another player excepted), in seat order from the bouncing card's owner."""
+        options = []
+        for step in range(1, self.n + 1):
+            other = self.players[(source.owner + step) % self.n]
+            part = other.token
+            if part is None or part is source:
+                continue
+            if other.seat != source.owner and part.filled >= part.card.needs and part.ability("overflow_guard"):
+                continue
+            options.append(part)
+        return options
+
+    # -- one game -----------------------------------------------------------------------------
+
+    def play(self, max_turns: int) -> dict[str, Any]:
+        ender: int | None = None
+        passes = 0
+        series: list[int] = []
+        while self.turn < max_turns:
+            player = self.players[self.turn % self.n]
+            bot = player.bot
+            if not self.mine:
+                self.empty_mine_turns += 1
+            # forge phase
+            choice = bot.forge(self, player)
+            if choice is None and self.token_required and player.parts:
+                choice = player.parts[0]
+            player.token = choice
+            if player.ability("free_restock") and self.can_restock() and bot.wants_free_restock(self, player):
+                self.restock()
+            acted = self._action(player, bot.action(self, player))
+            passes = 0 if acted else passes + 1
+            self.turn += 1
+            if self.turn % self.n == 0:
+                series.append(len(self.mine))
+                self.round += 1
+            ender = self._who_ends(player.seat)
+            if ender is not None or passes >= self.n:
+                break
+        if self.turn % self.n:
+            series.append(len(self.mine))
+        return self._record(ender, passes >= self.n, series)
+
+    def _action(self, player: Player, action: tuple) -> bool:
+        kind = action[0]
+        if kind == "take":
+            self.take_market(player, action[1])
+        elif kind == "top":
+            self.take_top(player)
+        elif kind == "restock":
+            self.restock()
+        elif kind == "mine":
+            self.mine_action(player)
+        elif kind == "pour":
+            self.pour(player, action[1], action[2])
+            for _ in range(player.ability("extra_pour")):
+                if not player.hand:
+                    break
+                more = player.bot.extra_pour(self, player)
+                if more is None:
+                    break
+                self.pour(player, more[0], more[1])
+        else:  # "pass": nothing is legal
+            return False
+        return True
+
+    def _who_ends(self, current: int) -> int | None:
+        if not self.end_types:
+            return None
+        for step in range(self.n):
+            player = self.players[(current + step) % self.n]
+            if self.can_end(player) and player.bot.wants_end(self, player):
+                return player.seat
+        return None
+
+    def _record(self, ender: int | None, deadlock: bool, series: list[int]) -> dict[str, Any]:
+        scores = self.scores()
+        best = max(scores)
+        if ender is not None:
+            stall = None
+        elif not self.end_types:
+            stall = "no end condition"
+        elif deadlock:
+            stall = "no legal action"
+        else:
+            stall = "turn cap"
+        return {
+            "seats": [p.bot.name for p in self.players],
+            "ended": ender is not None,
+            "ender": ender,
+            "stall": stall,
+            "turns": self.turn,
+            "scores": scores,
+            "winners": [i for i, s in enumerate(scores) if s == best],
+            "parts": [(part.card.id, part.card.type, part.owner, part.filled >= part.card.needs)
+                      for part, _ in self.taken],
+            "series": {"mine": series},
+            "events": {"mine_empty": self.mine_empty_round},
+            "tallies": {
+                "overflows": self.overflows,
+                "sabotage_overflows": self.sabotage_overflows,
+                "bounces": self.bounces,
+                "empty_mine_turns": self.empty_mine_turns,
+                **{f"loop:{card}": n for card, n in self.loops.items()},
+            },
+        }
+
+
+def legal_actions(table: Table, player: Player) -> list[tuple]:
+    """Every action `player` may take now (pours as (hand index, target) pairs)."""
+    actions: list[tuple] = [("take", i) for i in range(len(table.market))]
+    if table.market_pile and player.ability("market_peek"):
+        actions.append(("top",))
+    if table.can_restock():
+        actions.append(("restock",))
+    if player.hand:
+        targets = table.pour_targets(player)
+        for h in range(len(player.hand)):
+            for part in targets:
+                actions.append(("pour", h, part))
+    if table.mine and table.room(player) > 0:
+        actions.append(("mine",))
+    return actions or [("pass",)]

@@ -1,0 +1,204 @@
+"""The preview's data: what the page shows, refreshed from the project's files.
+
+The same stages as a build (load -> resolve -> validate -> render SVG), without rasterising: a
+browser draws SVG itself. Each card's SVG is kept with the hash of what it was rendered from (the
+card's own data plus what every card shares: game.yml, rules, style, symbols, templates, icons,
+fonts), so an edit to one card re-renders one card.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import cache as cache_mod
+from ..errors import CardgenError, display_path
+from ..project import load_project
+from ..render import Face, Renderer
+from ..snapshot import Card, Snapshot
+from ..validate import validate
+from ..versions import available_versions, load_game, resolve
+
+ID_ATTR_RE = re.compile(r'\bid="([^"]+)"')
+
+
+@dataclass
+class PreviewCard:
+    key: str  # face key: "card-katana-hilt", "back-market"
+    name: str
+    kind: str  # "face" | "back"
+    deck: str
+    count: int
+    width_mm: float
+    height_mm: float
+    svg: str
+    digest: str  # of the SVG: the page replaces a card only when this changes
+
+
+@dataclass
+class PreviewState:
+    serial: int = 0  # bumps on every refresh that changed anything
+    game: str = ""
+    game_name: str = ""
+    version: str = ""
+    previous: str | None = None  # the version before this one, for the diff link
+    cards: list[PreviewCard] = field(default_factory=list)
+    decks: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    error: str | None = None  # a broken file: one line per problem, the last good cards stay shown
+    rendered: int = 0  # cards re-rendered by the last refresh
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        for card in data["cards"]:
+            del card["svg"]  # fetched per card, only when its digest changed
+        return data
+
+
+class Preview:
+    """Holds the current state; `refresh()` reloads the project and renders what changed."""
+
+    def __init__(self, root: Path, game: str | None, version: str | None):
+        self.root = Path(root)
+        self.game_id = game
+        self.version = version
+        self.state = PreviewState()
+        self.lock = threading.Lock()
+        self._rendered: dict[str, tuple[str, Face]] = {}  # face key -> (input digest, face)
+
+    def refresh(self) -> PreviewState:
+        """Reload everything; on a user error keep the last good cards and show the error."""
+        with self.lock:
+            try:
+                new = self._load()
+            except CardgenError as exc:
+                new = dataclasses.replace(self.state, error="\n".join(exc.report_lines()), rendered=0)
+            if _signature(new) != _signature(self.state):
+                new.serial = self.state.serial + 1
+            else:
+                new.serial = self.state.serial
+            self.state = new
+            return new
+
+    def svg(self, key: str) -> str | None:
+        for card in self.state.cards:
+            if card.key == key:
+                return card.svg
+        return None
+
+    def _load(self) -> PreviewState:
+        project = load_project(self.root)
+        game = load_game(project, self.game_id)
+        snapshot = resolve(project, game, self.version)
+        findings = validate(project, snapshot, render=False)  # cards are rendered below, incrementally
+        shared = _shared_digest(project, snapshot)
+        renderer: Renderer | None = None
+        cards: list[PreviewCard] = []
+        rendered = 0
+        errors: list[str] = []
+        wanted = [(f"card-{c.id}", c, _card_digest(c)) for c in snapshot.cards]
+        wanted += [(f"back-{d}", d, d) for d, deck in game.decks.items()
+                   if deck.back and snapshot.cards_in_deck(d)]
+        for key, item, own in wanted:
+            digest = cache_mod.digest_of(shared, own)
+            cached = self._rendered.get(key)
+            if cached and cached[0] == digest:
+                face = cached[1]
+            else:
+                renderer = renderer or Renderer(project, snapshot)
+                try:
+                    face = renderer.render_card(item) if isinstance(item, Card) else renderer.render_back(item)
+                except CardgenError as exc:
+                    errors += exc.report_lines()
+                    continue
+                self._rendered[key] = (digest, face)
+                rendered += 1
+            cards.append(_preview_card(snapshot, key, item, face))
+        warnings = renderer.warnings if renderer else []
+        return PreviewState(
+            game=game.id,
+            game_name=game.name,
+            version=snapshot.version,
+            previous=_previous(project, game, snapshot.version),
+            cards=cards,
+            decks=[{"id": d, "name": deck.name, "cards": snapshot.deck_size(d),
+                    "different": len(snapshot.cards_in_deck(d))}
+                   for d, deck in game.decks.items() if snapshot.cards_in_deck(d)],
+            findings=[str(f) for f in findings] + [f"warning: {w}" for w in warnings],
+            error="\n".join(errors) or None,
+            rendered=rendered,
+        )
+
+
+def _preview_card(snapshot: Snapshot, key: str, item: Card | str, face: Face) -> PreviewCard:
+    svg = _namespaced_ids(face.svg, key)
+    if isinstance(item, Card):
+        deck = snapshot.game.card_types[item.type].deck
+        name, kind, count = item.name, "face", item.count
+    else:
+        deck, kind, count = item, "back", snapshot.deck_size(item)
+        name = f"Back of {snapshot.game.decks[item].name}"
+    return PreviewCard(key, name, kind, deck, count, face.width_mm, face.height_mm, svg,
+                       hashlib.sha256(svg.encode("utf-8")).hexdigest()[:16])
+
+
+def _namespaced_ids(svg: str, key: str) -> str:
+    """Cards are inlined in one page: prefix their ids so that two cards' gradients never clash."""
+    ids = set(ID_ATTR_RE.findall(svg))
+    for name in sorted(ids, key=len, reverse=True):
+        new = f"{key}--{name}"
+        svg = svg.replace(f'id="{name}"', f'id="{new}"').replace(f"url(#{name})", f"url(#{new})")
+        svg = svg.replace(f'href="#{name}"', f'href="#{new}"')
+    return svg
+
+
+def _card_digest(card: Card) -> str:
+    """What a card's face is drawn from, without source locations (editing a line above a card
+    moves its location, not its face)."""
+    return cache_mod.digest_of(card.id, card.type, card.name, card.count, card.art, card.flavour, card.note,
+                               json.dumps(card.fields, sort_keys=True, default=str),
+                               [(e.do, e.when, json.dumps(e.params, sort_keys=True, default=str))
+                                for e in card.effects])
+
+
+def _shared_digest(project, snapshot: Snapshot) -> str:
+    """What every card may read: game.yml, the version's rules, style and symbols, the templates,
+    icons and fonts."""
+    folders = [project.templates_dir / snapshot.game.id, project.templates_dir / "common",
+               project.icons_dir, project.fonts_dir]
+    return cache_mod.digest_of(
+        snapshot.game.file.model_dump_json(),
+        json.dumps(snapshot.rules, sort_keys=True, default=str),
+        json.dumps(snapshot.style, sort_keys=True, default=str),
+        json.dumps({k: v.model_dump() for k, v in snapshot.symbols.items()}, sort_keys=True, default=str),
+        [cache_mod.folder_digest(str(f)) if f.is_dir() else "" for f in folders],
+    )
+
+
+def _previous(project, game, version: str) -> str | None:
+    known = available_versions(project, game)
+    i = known.index(version) if version in known else -1
+    return known[i - 1] if i > 0 else None
+
+
+def _signature(state: PreviewState) -> str:
+    data = state.to_json()
+    data.pop("serial")
+    data.pop("rendered")
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def build_files(root: Path, state: PreviewState) -> list[dict[str, str]]:
+    """The version's built PDFs (sheets, rulebook, notes), if `cardgen build` has made them."""
+    project = load_project(root)
+    out = project.build_dir / state.game / state.version
+    if not out.is_dir():
+        return []
+    return [{"name": p.name, "url": f"/files/{p.name}", "path": display_path(p)}
+            for p in sorted(out.glob("*.pdf"))]

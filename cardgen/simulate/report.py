@@ -1,0 +1,163 @@
+"""The simulation report: one self-contained HTML page, plots drawn by matplotlib as inline SVG.
+
+Plots: game length, seat win rates, strategy win rates, card strength (win rate of the players who
+completed each card, with 95% intervals) and the mine's size over the rounds; with two results
+(`--compare A B`) each plot shows both versions. Same figures, same bytes: the SVGs carry no date
+and a fixed id salt.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .text import ci as ci_text
+from .text import pct, summary_rows
+
+COLOURS = ["#a8322d", "#2e6fa8", "#2e7d73", "#b8862b", "#7d3fb0", "#6b6b6b"]
+
+
+def _figure(width: float, height: float):
+    import matplotlib
+
+    matplotlib.rcParams["svg.hashsalt"] = "cardgen-simulate"
+    matplotlib.rcParams["font.size"] = 9
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: the browser draws it, the page stays small
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]  # inline: drop the XML prolog and doctype
+
+
+def _rounds_hist(r: dict[str, Any]) -> dict[int, int]:
+    hist: dict[int, int] = {}
+    for turns, count in r["turns"]["histogram"].items():
+        rounds = math.ceil(int(turns) / r["players"])
+        hist[rounds] = hist.get(rounds, 0) + count
+    return hist
+
+
+def length_plot(results: list[dict[str, Any]]):
+    fig = _figure(6.4, 3.0)
+    ax = fig.add_subplot()
+    for i, r in enumerate(results):
+        hist = _rounds_hist(r)
+        xs = list(range(min(hist), max(hist) + 1))
+        share = [hist.get(x, 0) / r["games"] for x in xs]
+        ax.bar([x + (i - (len(results) - 1) / 2) * 0.4 for x in xs], share, width=0.4 if len(results) > 1 else 0.8,
+               color=COLOURS[i], alpha=0.85, label=f"{r['version']} (mean {r['turns']['rounds']['mean']:.1f})")
+    ax.set_xlabel("rounds (every player had this many turns)")
+    ax.set_ylabel("share of games")
+    ax.set_title("Game length")
+    ax.legend(frameon=False)
+    return fig
+
+
+def _bars_with_ci(ax, labels, series, title, fair=None):
+    width = 0.8 / len(series)
+    for i, (name, values) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(labels))]
+        rates = [v[0] if v[0] is not None else 0 for v in values]
+        lo = [max(0.0, r - v[1][0]) if v[1] else 0 for r, v in zip(rates, values)]
+        hi = [max(0.0, v[1][1] - r) if v[1] else 0 for r, v in zip(rates, values)]
+        ax.bar(xs, rates, width=width * 0.9, color=COLOURS[i], label=name, yerr=[lo, hi], capsize=3,
+               error_kw={"elinewidth": 1, "ecolor": "#333333"})
+    ax.set_xticks(range(len(labels)), labels)
+    if fair is not None:
+        ax.axhline(fair, color="#333333", linestyle="--", linewidth=0.8, label=f"fair share {fair:.0%}")
+    ax.set_ylabel("win rate (95% interval)")
+    ax.set_title(title)
+    ax.legend(frameon=False, fontsize=8)
+
+
+def seats_plot(results: list[dict[str, Any]]):
+    fig = _figure(6.4, 2.8)
+    ax1, ax2 = fig.subplots(1, 2)
+    labels = [f"seat {s['seat']}" for s in results[0]["seat_win_rate"]]
+    series = [(r["version"], [(s["rate"], s["ci"]) for s in r["seat_win_rate"]]) for r in results]
+    _bars_with_ci(ax1, labels, series, "Win rate by seat (seat 1 first)", fair=1 / results[0]["players"])
+    bots = list(results[0]["strategies"])
+    series = [(r["version"], [(r["strategies"].get(b, {}).get("win_rate"), r["strategies"].get(b, {}).get("ci"))
+                              for b in bots]) for r in results]
+    _bars_with_ci(ax2, bots, series, "Win rate by strategy", fair=1 / results[0]["players"])
+    return fig
+
+
+def cards_plot(r: dict[str, Any], colour_index: int = 0):
+    cards = [(c["type"], c["completer_win_rate"], c["ci"], c["name"]) for c in r["cards"].values()
+             if c["completer_win_rate"] is not None]
+    types = sorted({c[0] for c in cards})
+    cards.sort(key=lambda c: (types.index(c[0]), c[1]))
+    fig = _figure(6.4, 0.22 * len(cards) + 0.9)
+    ax = fig.add_subplot()
+    ys = list(range(len(cards)))
+    rates = [c[1] for c in cards]
+    lo = [max(0.0, c[1] - c[2][0]) for c in cards]
+    hi = [max(0.0, c[2][1] - c[1]) for c in cards]
+    colours = [COLOURS[(types.index(c[0]) + colour_index) % len(COLOURS)] for c in cards]
+    ax.barh(ys, rates, xerr=[lo, hi], color=colours, capsize=2, error_kw={"elinewidth": 0.8})
+    ax.set_yticks(ys, [f"{c[3]} ({c[0]})" for c in cards])
+    ax.axvline(1 / r["players"], color="#333333", linestyle="--", linewidth=0.8)
+    ax.set_xlabel("win rate of the players who completed the card (95% interval)")
+    ax.set_title(f"Card strength, version {r['version']}")
+    return fig
+
+
+def mine_plot(results: list[dict[str, Any]]):
+    fig = _figure(6.4, 2.8)
+    ax = fig.add_subplot()
+    for i, r in enumerate(results):
+        series = r["series"].get("mine", [])
+        ax.plot([p["round"] for p in series], [p["mean"] for p in series], color=COLOURS[i], label=r["version"])
+    ax.set_xlabel("round")
+    ax.set_ylabel("metals left in the mine")
+    ax.set_ylim(bottom=0)
+    ax.set_title("Mine size over the rounds (mean of the games still running)")
+    ax.legend(frameon=False)
+    return fig
+
+
+def _named_figures(results: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    tag = "-".join(r["version"] for r in results)
+    figures = [("Game length", f"length-{tag}", length_plot(results)),
+               ("Seats and strategies", f"seats-{tag}", seats_plot(results))]
+    figures += [(f"Card strength {r['version']}", f"cards-{r['version']}", cards_plot(r)) for r in results]
+    figures.append(("Mine", f"mine-{tag}", mine_plot(results)))
+    return figures
+
+
+def plots(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(title, _svg(fig)) for title, _, fig in _named_figures(results)]
+
+
+def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> list[Path]:
+    """Every plot of the report as a PNG in `folder` (for a rulebook, a blog post, the README)."""
+    from ..atomic import atomic_path
+
+    written = []
+    for _, name, fig in _named_figures(results):
+        path = Path(folder) / f"simulate-{name}.png"
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
+        written.append(path)
+    return written
+
+
+def render_report(results: list[dict[str, Any]], game_name: str) -> str:
+    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent)), autoescape=select_autoescape(["j2"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = pct
+    env.filters["ci"] = ci_text
+    template = env.get_template("report.html.j2")
+    return template.render(game=game_name, results=results, plots=plots(results),
+                           summaries=[summary_rows(r) for r in results])

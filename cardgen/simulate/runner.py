@@ -1,0 +1,237 @@
+"""The generic simulation runner: seeded games spread over processes, counted into figures.
+
+Game i of a run is played from the seed string "<seed>:<i>" with the seating rotated by i (so every
+bot sits in every seat equally often); each worker counts its games into integer `Totals`, and the
+totals merge exactly. The figures for a seed are therefore the same for any --jobs.
+
+A worker process receives only plain data (an `Experiment`: project folder, game, version, rule
+overrides) and resolves the version and loads the game's plug-in itself, so it works with any
+process start method.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..project import load_project
+from ..snapshot import Snapshot
+from ..validate import load_plugin
+from ..versions import available_versions, load_game, normalise_version, resolve
+from . import stats
+from .stats import Totals
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One batch of games: everything that decides their outcome, as plain data."""
+
+    project: str
+    game: str
+    version: str
+    players: int
+    bots: tuple[str, ...]
+    games: int
+    seed: int = 1
+    max_rounds: int = 100
+    rules: tuple[tuple[str, Any], ...] = ()  # rule overrides, e.g. (("mine_action", "take_one"),)
+
+    def seats(self, index: int) -> list[str]:
+        return [self.bots[(seat + index) % len(self.bots)] for seat in range(self.players)]
+
+    @property
+    def table_key(self) -> tuple:
+        return (self.project, self.game, self.version, self.rules)
+
+
+class SimulationError(InputError):
+    """The game cannot be simulated as asked (unknown bot, no simulation hook, ...)."""
+
+
+# --- loading the game's simulation ------------------------------------------------------------
+
+_SIMULATIONS: dict[tuple, Any] = {}
+
+
+def snapshot_for(exp: Experiment) -> Snapshot:
+    project = load_project(Path(exp.project))
+    game = load_game(project, exp.game)
+    snapshot = resolve(project, game, exp.version)
+    if exp.rules:
+        unknown = [k for k, _ in exp.rules if k not in game.rule_specs]
+        if unknown:
+            raise SimulationError(f"no rule named {', '.join(unknown)} in {game.id}'s game.yml")
+        snapshot = dataclasses.replace(snapshot, rules={**snapshot.rules, **dict(exp.rules)})
+    return snapshot
+
+
+def _fingerprint(exp: Experiment) -> tuple:
+    """The game's data and plug-in files as they are now: an edit makes a new simulation."""
+    root = Path(exp.project)
+    files = []
+    for folder in (root / "card_data" / exp.game, root / "versions" / exp.game):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else ():
+            if path.is_file() and "__pycache__" not in path.parts:
+                st = path.stat()
+                files.append((str(path), st.st_mtime_ns, st.st_size))
+    return tuple(files)
+
+
+def simulation_for(exp: Experiment):
+    """The game plug-in's simulation of this version (cached per process while the data is unchanged)."""
+    key = (exp.table_key, _fingerprint(exp))
+    if key not in _SIMULATIONS:
+        snapshot = snapshot_for(exp)
+        name = snapshot.game.file.plugin
+        module = load_plugin(snapshot.game.dir / name) if name else None
+        hook: Callable | None = getattr(module, "simulation", None)
+        if hook is None:
+            raise SimulationError(f"game '{snapshot.game.id}' has no simulation: its plug-in "
+                                  f"({name or 'none'}) defines no simulation(snapshot) hook")
+        try:
+            _SIMULATIONS[key] = hook(snapshot)
+        except Exception as exc:  # the game's data cannot be played: one line, no traceback
+            raise SimulationError(f"{snapshot.game.id} {snapshot.version} cannot be simulated: {exc}") from None
+    return _SIMULATIONS[key]
+
+
+def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+    sim = simulation_for(exp)
+    totals = Totals(exp.players)
+    max_turns = exp.max_rounds * exp.players
+    for index in range(start, stop):
+        totals.add(sim.play(f"{exp.seed}:{index}", exp.seats(index), max_turns))
+    return totals
+
+
+def _play_chunk_args(args: tuple) -> Totals:
+    return _play_chunk(*args)
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+class Runner:
+    """Runs experiments on a pool of worker processes; remembers each experiment's figures."""
+
+    def __init__(self, jobs: int = 1, progress=None):
+        self.jobs = max(1, jobs)
+        self.progress = progress
+        self._pool = None
+        self._figures: dict[Experiment, dict[str, Any]] = {}
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def check(self, exp: Experiment):
+        """Fail early, in this process, on anything wrong with the experiment."""
+        sim = simulation_for(exp)
+        if exp.players < 1:
+            raise SimulationError("--players must be at least 1")
+        unknown = [b for b in exp.bots if b not in sim.bots]
+        if unknown:
+            raise SimulationError(f"unknown bot {', '.join(unknown)} (expected one of: {', '.join(sim.bots)})")
+        return sim
+
+    def totals(self, exp: Experiment, label: str = "") -> Totals:
+        self.check(exp)
+        chunk = max(25, math.ceil(exp.games / (self.jobs * 8)))
+        tasks = [(exp, start, min(start + chunk, exp.games)) for start in range(0, exp.games, chunk)]
+        totals = Totals(exp.players)
+        if self.progress:
+            self.progress.start(label or f"simulating {exp.version}", exp.games)
+        try:
+            if self.jobs == 1 or len(tasks) == 1:
+                results = (_play_chunk(*task) for task in tasks)
+            else:
+                results = self._get_pool().imap(_play_chunk_args, tasks)
+            for (_, start, stop), part in zip(tasks, results):
+                totals.merge(part)
+                if self.progress:
+                    self.progress.advance(stop - start)
+        finally:
+            if self.progress:
+                self.progress.stop()
+        return totals
+
+    def figures(self, exp: Experiment, label: str = "") -> dict[str, Any]:
+        """The experiment's figures (generic and the game's own), computed once per experiment."""
+        if exp not in self._figures:
+            sim = self.check(exp)
+            totals = self.totals(exp, label)
+            result = {
+                "game": exp.game,
+                "version": exp.version,
+                "players": exp.players,
+                "bots": list(exp.bots),
+                "seed": exp.seed,
+                "max_rounds": exp.max_rounds,
+                "rules_changed": dict(exp.rules),
+            }
+            result.update(stats.figures(totals, sim.card_info))
+            result.update(sim.figures(totals, stats))
+            self._figures[exp] = result
+        return self._figures[exp]
+
+    def _get_pool(self):
+        if self._pool is None:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+            self._pool = context.Pool(self.jobs)
+        return self._pool
+
+
+class ClaimContext:
+    """What a game's claims may ask for: figures of other experiments, notes of other versions."""
+
+    def __init__(self, runner: Runner, exp: Experiment, claim_games: int):
+        self.runner, self.exp = runner, exp
+        self.version = exp.version
+        self.games = min(exp.games, claim_games)
+        self.players = exp.players
+
+    def run(self, version: str | None = None, players: int | None = None, bots: tuple[str, ...] | None = None,
+            rules: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Figures of this version (or another) with other players, bots or rules."""
+        exp = dataclasses.replace(
+            self.exp,
+            version=normalise_version(version) if version else self.exp.version,
+            players=players or self.exp.players,
+            bots=tuple(bots) if bots else self.exp.bots,
+            rules=tuple(sorted((rules or {}).items())),
+        )
+        if exp != self.exp:
+            exp = dataclasses.replace(exp, games=self.games)
+        what = f"claims: {exp.version}, {exp.players} players" + (", other rules" if exp.rules else "")
+        return self.runner.figures(exp, what)
+
+    def snapshot(self, version: str | None = None) -> Snapshot:
+        return snapshot_for(dataclasses.replace(self.exp, version=normalise_version(version or self.exp.version), rules=()))
+
+    def versions(self) -> list[str]:
+        project = load_project(Path(self.exp.project))
+        return available_versions(project, load_game(project, self.exp.game))
+
+    def simulation(self, version: str | None = None):
+        return simulation_for(dataclasses.replace(self.exp, version=normalise_version(version or self.exp.version), rules=()))
+
+
+def simulate(runner: Runner, exp: Experiment, claims: bool = True, claim_games: int = 2000) -> dict[str, Any]:
+    """The main experiment's figures, and the claims answered for its version."""
+    result = dict(runner.figures(exp, f"simulating {exp.game} {exp.version}"))
+    sim = simulation_for(exp)
+    result["assumptions"] = list(sim.assumptions)
+    result["claims"] = sim.claims(ClaimContext(runner, exp, claim_games)) if claims else []
+    return result

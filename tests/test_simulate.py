@@ -1,0 +1,251 @@
+"""Issue 15: `cardgen simulate`: the seeded runner, its statistics, the claims, the report, the CLI.
+
+Game counts are small (tens to a few hundred) to keep the suite fast; figures are compared
+between runs of the same size, never against numbers copied from a run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+from conftest import ROOT
+from PIL import Image
+
+from cardgen.simulate import stats
+from cardgen.simulate.report import render_report
+from cardgen.simulate.runner import (
+    ClaimContext,
+    Experiment,
+    Runner,
+    simulate,
+    simulation_for,
+)
+
+MIX = ("greedy", "rush", "builder", "saboteur")
+
+
+def experiment(version="3.1", games=60, root=ROOT, **kw) -> Experiment:
+    kw.setdefault("players", 4)
+    kw.setdefault("bots", MIX)
+    return Experiment(project=str(root), game="kings-blade", version=version, games=games, **kw)
+
+
+@pytest.fixture(scope="module")
+def figures_31():
+    with Runner(1) as runner:
+        return runner.figures(experiment(games=120))
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+
+def test_wilson_interval_known_values():
+    assert stats.wilson(5, 10) == [0.2366, 0.7634]
+    assert stats.wilson(0, 10) == [0.0, 0.2775]
+    assert stats.wilson(0, 0) is None
+
+
+def test_distribution_percentiles():
+    d = stats.distribution(Counter({10: 1, 20: 8, 30: 1}))
+    assert (d["n"], d["mean"], d["p10"], d["p50"], d["p90"]) == (10, 20.0, 10, 20, 20)
+    assert d["ci"][0] < 20 < d["ci"][1]
+
+
+def test_shared_wins_are_split_exactly():
+    t = stats.Totals(3)
+    record = {"seats": ["a", "b", "c"], "ended": True, "ender": 0, "stall": None, "turns": 9,
+              "scores": [5, 5, 1], "winners": [0, 1], "parts": [("x", "blade", 0, True)],
+              "series": {"mine": [50, 40, 30]}, "events": {"mine_empty": None}, "tallies": {"overflows": 2}}
+    t.add(record)
+    figs = stats.figures(t, {"x": {"name": "X", "type": "blade"}})
+    t.add({**record, "tallies": {"overflows": 4}})
+    assert t.per_game("overflows")["mean"] == 3.0
+    lo, hi = t.per_game("overflows")["ci"]
+    assert lo < 3 < hi and abs((hi - 3) - 1.96 * (2 ** 0.5) / (2 ** 0.5)) < 0.01
+    assert [s["rate"] for s in figs["seat_win_rate"]] == [0.5, 0.5, 0.0]
+    assert figs["cards"]["x"]["completer_win_rate"] == 0.5
+    assert figs["series"]["mine"][2] == {"round": 3, "mean": 30.0, "games": 1}
+
+
+# --- the runner ----------------------------------------------------------------------------------
+
+
+def test_figures_have_every_key_the_issue_lists(figures_31):
+    for key in ("games", "ended", "turns", "mine_exhausted", "seat_win_rate", "strategies", "cards"):
+        assert key in figures_31
+    assert figures_31["games"] == 120
+    assert figures_31["ended"]["count"] + sum(figures_31["ended"]["stalled"].values()) == 120
+    assert len(figures_31["seat_win_rate"]) == 4
+    assert abs(sum(s["rate"] for s in figures_31["seat_win_rate"]) - 1) < 0.001
+    assert {s: figures_31["strategies"][s]["seats"] for s in MIX} == {s: 120 for s in MIX}
+    turns = figures_31["turns"]
+    assert turns["p10"] <= turns["p50"] <= turns["p90"] and turns["ci"][0] < turns["mean"] < turns["ci"][1]
+    assert sum(turns["histogram"].values()) == 120
+    # every sword part of 3.1 is in the card table; metals are not cards one plays
+    assert len(figures_31["cards"]) == 21 and "steel" not in figures_31["cards"]
+    assert set(figures_31["card_ranking"]) == {"blade", "hilt", "upgrade"}
+    mine = figures_31["series"]["mine"]
+    assert mine[0]["mean"] < 60 - 12 + 1 and mine[0]["games"] == 120
+
+
+def test_same_seed_same_figures_whatever_the_jobs():
+    exp = experiment(games=64)
+    with Runner(1) as one:
+        a = one.figures(exp)
+    with Runner(2) as two:
+        b = two.figures(exp)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    with Runner(1) as one:
+        c = one.figures(experiment(games=64, seed=2))
+    assert c["turns"]["histogram"] != a["turns"]["histogram"]
+
+
+def test_seats_rotate_so_every_bot_plays_every_seat():
+    exp = experiment(bots=("greedy", "rush"), players=3)
+    seats = [exp.seats(i) for i in range(4)]
+    assert seats == [["greedy", "rush", "greedy"], ["rush", "greedy", "rush"]] * 2
+
+
+def test_a_card_edit_changes_the_figures(project_copy):
+    """Make the Katana Hilt worth 9 points in a copy of the data: bots take and complete it more,
+    and the players who complete it win more, with no code touched."""
+    exp_before = experiment(games=200, root=project_copy)
+    with Runner(1) as runner:
+        before = runner.figures(exp_before)["cards"]["katana-hilt"]
+    v3 = project_copy / "versions" / "kings-blade" / "3.yml"
+    text = v3.read_text()
+    assert "  - id: katana-hilt\n    points: 3\n" in text
+    v3.write_text(text.replace("  - id: katana-hilt\n    points: 3\n", "  - id: katana-hilt\n    points: 9\n"))
+    with Runner(1) as runner:
+        after = runner.figures(experiment(games=200, root=project_copy, seed=1))["cards"]["katana-hilt"]
+    assert after["completer_win_rate"] > before["completer_win_rate"] + 0.2
+    assert after["ci"][0] > before["ci"][1]
+    assert after["taken_per_game"] > before["taken_per_game"]
+
+
+def test_a_rule_override_changes_the_game():
+    with Runner(1) as runner:
+        fill = runner.figures(experiment(games=80, version="3"))
+        take = runner.figures(experiment(games=80, version="3", rules=(("hand_limit", 4), ("mine_action", "take_one"))))
+    assert take["rules_changed"] == {"hand_limit": 4, "mine_action": "take_one"}
+    assert take["turns"]["rounds"]["mean"] > fill["turns"]["rounds"]["mean"]
+
+
+# --- claims --------------------------------------------------------------------------------------
+
+
+def _claims(version, games, claim_games=None):
+    with Runner(1) as runner:
+        result = simulate(runner, experiment(version=version, games=games), claims=True,
+                          claim_games=claim_games or games)
+    return {c["id"]: c for c in result["claims"]}, result
+
+
+def test_claims_v1():
+    claims, result = _claims("1", 24)
+    assert set(claims) == {"no-end", "overflow-loop", "rush", "katana", "fill-hand", "forge-token", "mine-runs-out"}
+    assert claims["no-end"]["verdict"] == "true" and claims["no-end"]["figure"].startswith("0 of 24 games ended")
+    assert claims["overflow-loop"]["verdict"] == "true"
+    assert claims["overflow-loop"]["values"]["probe"] == ["mirror-hilt"]
+    assert "Mirror Hilt" in claims["overflow-loop"]["detail"]
+    assert claims["rush"]["verdict"] == "n/a" and claims["fill-hand"]["verdict"] == "n/a"
+    assert result["ended"]["stalled"] == {"no end condition": 24}
+    # the claim is quoted from the version's notes
+    assert claims["overflow-loop"]["says"] == "One card (the Mirror Hilt) makes a loop with overflow."
+
+
+def test_claims_31():
+    claims, result = _claims("3.1", 80)
+    assert claims["no-end"]["verdict"] == "false"
+    assert claims["overflow-loop"]["verdict"] == "false" and claims["overflow-loop"]["values"]["probe"] == []
+    fill = claims["fill-hand"]["values"]
+    assert fill["other_rules"] == {"mine_action": "take_one", "hand_limit": 4}
+    assert claims["fill-hand"]["verdict"] == (
+        "true" if fill["fill_hand_rounds"]["ci"][1] < fill["take_one_rounds"]["ci"][0] else claims["fill-hand"]["verdict"])
+    mine = claims["mine-runs-out"]
+    assert mine["values"]["mine_exhausted"]["mine_size"] == 60
+    assert mine["verdict"] == ("true" if mine["values"]["mine_exhausted"]["games"] == 0 else "false")
+    assert claims["katana"]["values"]["of"] == 7
+    assert claims["katana"]["values"]["v2"]["of"] == 7  # and how it stood in V2
+    forge = claims["forge-token"]["values"]
+    assert forge["token_required"]["sabotage_per_game"] == result["overflows"]["sabotage_per_game"]
+    assert forge["token_optional"] != forge["token_required"]
+    assert "60 metal cards" in mine["says"]
+    for claim in claims.values():
+        assert claim["verdict"] in ("true", "false", "inconclusive", "n/a") and claim["figure"]
+
+
+def test_claim_runs_reuse_the_main_run_and_cap_their_games():
+    with Runner(1) as runner:
+        exp = experiment(games=30, players=2)
+        ask = ClaimContext(runner, exp, claim_games=20)
+        assert ask.run() is runner.figures(exp)
+        assert ask.run(players=4)["games"] == 20
+
+
+# --- the command and the report ------------------------------------------------------------------
+
+
+def test_cli_json(cli):
+    result = cli("simulate", "--version", "3.1", "--games", "30", "--players", "3", "--bots", "greedy,random",
+                 "--jobs", "1", "--format", "json", "--no-claims")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["games"] == 30 and data["players"] == 3 and data["bots"] == ["greedy", "random"]
+    assert data["claims"] == [] and data["assumptions"]
+    assert {"games", "ended", "turns", "mine_exhausted", "seat_win_rate", "strategies", "cards", "claims"} <= set(data)
+
+
+def test_cli_text_compare_and_plots(cli, tmp_path):
+    result = cli("simulate", "--compare", "2", "3", "--games", "30", "--jobs", "1", "--no-claims",
+                 "--plots", str(tmp_path / "plots"))
+    assert result.code == 0, result.err
+    assert result.out.startswith("The King's Blade: 2 vs 3, 30 games each")
+    assert re.search(r"game length\s+\d+\.\d rounds", result.out)
+    assert "60 games in" in result.out
+    names = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert names == ["simulate-cards-2.png", "simulate-cards-3.png", "simulate-length-2-3.png",
+                     "simulate-mine-2-3.png", "simulate-seats-2-3.png"]
+    with Image.open(tmp_path / "plots" / "simulate-seats-2-3.png") as im:
+        assert im.size == (768, 336)  # 6.4 x 2.8 inches at 120 dpi
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--bots", "greedy,cheater"), "unknown bot cheater (expected one of: random, greedy, rush, builder, saboteur)"),
+    (("--players", "6"), "--players 6: The King's Blade is for 2-4 players"),
+    (("--version", "9"), "version"),
+])
+def test_cli_bad_input_is_one_line(cli, args, message):
+    result = cli("simulate", "--games", "5", "--jobs", "1", *args)
+    assert result.code == 2
+    assert message in result.err and len(result.err.strip().splitlines()) == 1
+    assert "Traceback" not in result.err
+
+
+def test_game_without_simulation_hook(cli):
+    result = cli("simulate", "--game", "knightfall", "--players", "2", "--games", "5", "--jobs", "1")
+    assert result.code == 2 and "has no simulation" in result.err
+
+
+def test_report_is_self_contained_and_deterministic(cli, tmp_path):
+    path = tmp_path / "report.html"
+    result = cli("simulate", "--compare", "3", "3.1", "--games", "40", "--claim-games", "40", "--jobs", "1",
+                 "--format", "json", "--report", str(path))
+    assert result.code == 0, result.err
+    html = path.read_text()
+    # the same figures give the same bytes
+    assert render_report(json.loads(result.out)["compare"], "The King's Blade") == html
+    assert html.count("<svg") == 5  # length, seats+strategies, cards 3, cards 3.1, mine
+    assert not re.search(r"""(src|href)=["']?(https?:|//|file:)""", html)
+    assert "Game length" in html and "Card strength, version 3.1" in html and "Mine size over the rounds" in html
+    assert html.count('class="verdict') == 14  # seven claims, two versions
+    assert "Katana Hilt" in html
+
+
+def test_simulation_for_is_cached_per_version():
+    a = simulation_for(experiment())
+    assert simulation_for(experiment(games=5)) is a
+    assert simulation_for(experiment(version="3")) is not a
