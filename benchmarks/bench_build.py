@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cardgen.project import load_project
+from cardgen.data.project import load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,7 +54,7 @@ def bare_cairosvg(svg_dir: Path) -> float:
     """Convert every SVG to PDF and PNG with cairosvg alone, one process, no cache."""
     code = f"""
 import time, pathlib, cairosvg
-from cardgen.fonts import use_project_fonts
+from cardgen.render.fonts import use_project_fonts
 use_project_fonts(pathlib.Path({str(ROOT / 'fonts')!r}))
 files = sorted(pathlib.Path({str(svg_dir)!r}).glob('*.svg'))
 t = time.perf_counter()

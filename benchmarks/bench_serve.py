@@ -23,7 +23,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from cardgen.project import load_project
+from cardgen.data.project import load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Iterator
 
-from .pipeline import Progress
+from .buildtypes import Progress
 
 
 def interactive(quiet: bool) -> bool:
@@ -17,7 +17,13 @@ def interactive(quiet: bool) -> bool:
 class RichProgress(Progress):
     def __init__(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+        from rich.progress import Progress as Bar
 
         self._console = Console(stderr=True)
         self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

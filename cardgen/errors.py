@@ -123,3 +123,7 @@ class Finding:
             "sheet": self.loc.sheet if self.loc else None,
             "card": self.card,
         }
+
+
+class RasterError(BuildError):
+    """Rendering an SVG to PDF or PNG failed (or would have fetched from the network)."""

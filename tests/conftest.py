@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cardgen.cli import main
-from cardgen.project import load_project
+from cardgen.data.project import load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,8 +7,6 @@ import re
 import time
 from pathlib import Path
 
-import pytest
-
 V3 = "versions/kings-blade/3.yml"
 LOC = r"versions/kings-blade/3\.yml:(\d+):(\d+): "
 

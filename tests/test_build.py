@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pikepdf
 import pytest
+from conftest import ROOT
 from PIL import Image
 from pypdf import PdfReader
 
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.units import mm_to_pt
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.pipeline import build
 
 A4 = (595.28, 841.89)
 LETTER = (612.0, 792.0)

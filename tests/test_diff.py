@@ -14,17 +14,17 @@ import math
 import re
 
 import pytest
+from conftest import ROOT
 from PIL import Image
 from pypdf import PdfReader
 
-from cardgen import cardtext
-from cardgen.describe import describe
+from cardgen.data import cardtext
+from cardgen.data.describe import describe
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.diff import changed_card_ids, diff_versions
 from cardgen.diff.formats import as_markdown, as_text
 from cardgen.diff.html import as_html
-from cardgen.project import load_project
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_2_to_3_rules_and_style(kb):
     assert by_key["end_condition"].new_text == "Blade, Hilt, Upgrade"  # card-type labels from game.yml
     assert by_key["end_condition"].detail == "adds Upgrade"
     assert by_key["mine_action"].label == "Mine action"
-    assert [(c.key, c.old, c.new) for c in diff.style] == [("art_opacity", 0.10, 0.22)]
+    assert [(c.key, c.old, c.new) for c in diff.style] == [("art_opacity", 0.10, 0.5)]
 
 
 def test_2_to_3_card_changes_match_the_data(kb):

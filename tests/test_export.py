@@ -13,17 +13,25 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from PIL import Image, ImageChops, ImageStat
 
-from cardgen import cardtext
+from cardgen.buildtypes import BuildOptions
+from cardgen.data import cardtext
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.export.install import saved_objects_dir
 from cardgen.export.printpng import PRESETS, export_png
-from cardgen.export.tts import MAX_PX, PER_SHEET, export_tts, plan_objects, saved_object, write_objects
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
+from cardgen.export.tts import (
+    MAX_PX,
+    PER_SHEET,
+    export_tts,
+    plan_objects,
+    saved_object,
+    write_objects,
+)
+from cardgen.pipeline import build
 from cardgen.units import mm_to_px
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 BLEED_PX = mm_to_px(3, 300)  # the game's 3 mm bleed in the build's 300 DPI PNGs
 

@@ -15,7 +15,7 @@ import pikepdf
 import pytest
 from fontTools.ttLib import TTFont
 
-from cardgen import fonts
+from cardgen.render import fonts
 
 SUBSET_NAME = re.compile(r"^/([A-Z]{6})\+(.+)$")
 

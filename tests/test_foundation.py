@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.imposition import PAPERS
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.render import Renderer, RenderedSet
-from cardgen.rulebook import render_html
+from cardgen.buildtypes import PAPER_SIZES, BuildOptions, RenderedSet
+from cardgen.data.project import load_project
+from cardgen.data.snapshot import Snapshot
+from cardgen.data.versions import load_game, resolve
+from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
+from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.helpers import FaceStore
-from cardgen.snapshot import Snapshot
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
 A4_PT = (595.28, 841.89)
@@ -68,7 +68,7 @@ def books(tmp_path_factory) -> dict[str, Book]:
         result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, out_dir=dest))
         [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
         text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
-        html = render_html(project, snapshot, result.cards, "rulebook.html.j2", PAPERS["a4"]).html
+        html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
         out[game] = Book(snapshot, output.path, text, html, result.cards,
                          FaceStore(project.build_dir / ".cache" / "svg"), output.warnings)
     return out
@@ -208,8 +208,8 @@ def test_knightfall_troop_layout_and_the_contradiction_box(books):
 
 def _html(root, game):
     project, snapshot = _snapshot(root, game)
-    rendered = Renderer(project, snapshot).render_all()
-    return render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"]).html
+    rendered = CardRenderer(project, snapshot).render_all()
+    return rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"]).html
 
 
 def test_changed_data_changes_the_rulebooks(project_copy):

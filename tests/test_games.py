@@ -8,14 +8,15 @@ import re
 from collections import Counter
 
 import pytest
+from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.render import Renderer
-from cardgen.sheets import sheet_groups
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.imposition.stage import sheet_groups
+from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
 
 GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
 
@@ -210,7 +211,7 @@ def test_colour_is_told_by_more_than_hue(built):
 
 def test_paragraphs_share_one_size_and_stack_in_order():
     project, snapshot = _snapshot("way-of-the-blade")
-    renderer = Renderer(project, snapshot)
+    renderer = CardRenderer(project, snapshot)
     items = ["A short line.", "A much longer paragraph that has to wrap over several lines in this box."]
     svg = str(renderer.paragraphs(items, 0, 0, 30, 40, size=4, min_size=2, gap=0.5, bullet="common/suit-diamonds"))
     sizes = set(re.findall(r'font-size="([\d.]+)"', svg))
@@ -221,3 +222,91 @@ def test_paragraphs_share_one_size_and_stack_in_order():
     assert renderer.warnings == []
     renderer.paragraphs(items, 0, 0, 10, 3, size=4, min_size=3)
     assert renderer.warnings and "2 paragraphs do not fit their box even at 3 mm" in renderer.warnings[0]
+
+
+# --- Knightfall components (issue 13) ----------------------------------------------------------
+
+
+def test_knightfall_coins_hide_the_decision(built):
+    """One Attack and one Defend coin per player, all with the same back: a coin laid face down
+    says nothing (the seed's "facedown ... reveal them at the same time")."""
+    snapshot, result, out = built["knightfall"]
+    coins = {c.id: (c.fields["decision"], c.count) for c in snapshot.cards_of_type("coin")}
+    assert coins == {"attack-coin": ("attack", 2), "defend-coin": ("defend", 2)}
+    faces = {cid: result.cards.faces[cid].svg for cid in coins}
+    assert ">A</tspan>" in faces["attack-coin"] and ">Attack</tspan>" in faces["attack-coin"]
+    assert ">D</tspan>" in faces["defend-coin"] and ">Defend</tspan>" in faces["defend-coin"]
+    assert "Defend" not in faces["attack-coin"] and "Attack" not in faces["defend-coin"]
+    back = result.cards.backs["coins"].svg
+    assert "<text" not in back  # no letter, no word: nothing tells the decision
+    group = next(g for g in sheet_groups(snapshot, result.cards, result.files) if g.label == "Decision coin")
+    assert [s.label for s in group.slots] == ["attack-coin"] * 2 + ["defend-coin"] * 2
+    assert len({s.back.name for s in group.slots}) == 1
+    # and on paper: the backs page draws one and the same piece four times
+    page = next(p for p in PdfReader(out / "sheets-a4.pdf").pages
+                if "Decision coin · sheet 1/1, backs" in p.extract_text())
+    content = page.get_contents().get_data().decode("latin-1")
+    assert len(re.findall(r"/Piece\d+ Do", content)) == 4 and len(set(re.findall(r"/Piece\d+", content))) == 1
+
+
+def test_knightfall_coin_cut_lines_show_on_the_dark_coin(built, tmp_path):
+    """Rasterised as a printer would: along the cut circle over the dark red coin there is both
+    a black line and a white casing, so the cut shows on any colour."""
+    import subprocess
+
+    from PIL import Image
+
+    _, _, out = built["knightfall"]
+    reader = PdfReader(out / "sheets-a4.pdf")
+    index = next(i for i, p in enumerate(reader.pages) if "Decision coin · sheet 1/1" in p.extract_text()
+                 and "backs" not in p.extract_text())
+    content = reader.pages[index].get_contents().get_data().decode("latin-1")
+    m = re.search(r"n\n([\d.]+) ([\d.]+) m\n[\d. ]+ ([\d.]+) ([\d.]+) c", content)
+    right_x, cy, cx, top = (float(v) for v in m.groups())  # the circle starts at its rightmost point
+    r_pt = top - cy
+    assert abs(r_pt - 40 / 2 * 72 / 25.4) < 0.01  # a 40 mm coin
+    dpi = 300
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(index + 1), "-l", str(index + 1), "-gray", "-png",
+                    str(out / "sheets-a4.pdf"), str(tmp_path / "coin")], check=True)
+    image = Image.open(next(tmp_path.glob("coin*.png"))).convert("L")
+    scale = dpi / 72
+    page_h = float(reader.pages[index].mediabox.height)
+    row = round((page_h - cy) * scale)
+    # across the cut at the coin's leftmost point: paper outside, the dark coin inside
+    start, end = round((cx - r_pt - 1.5 * 72 / 25.4) * scale), round((cx - r_pt + 1.5 * 72 / 25.4) * scale)
+    levels = [image.getpixel((x, row)) for x in range(start, end + 1)]
+    coin = image.getpixel((round((cx - r_pt + 3 * 72 / 25.4) * scale), row))
+    assert coin < 90  # the coin itself is dark (#8e2a1f): a black line alone hardly shows on it
+    first_ink = next(i for i, v in enumerate(levels) if v < 200)  # the cut line, coming from the paper
+    inside = levels[first_ink + 1:first_ink + 6]  # the next 0.4 mm towards the coin's centre
+    assert max(inside) > 200, levels  # a white casing between the cut line and the dark coin
+    assert levels[-1] == coin
+
+
+def test_knightfall_camp_map_matches_its_positions_and_is_light_on_ink(built):
+    import io
+
+    import cairosvg
+    from PIL import Image
+
+    from cardgen.preflight.geometry import read_shapes
+    from cardgen.render.fonts import FontSet, use_project_fonts
+
+    snapshot, result, _ = built["knightfall"]
+    face = result.cards.faces["camp-map"]
+    shapes = read_shapes(face.svg, FontSet(ROOT / "fonts"))
+    words = " ".join(s.text for s in shapes if s.kind == "text")
+    positions = sum(snapshot.rules["troop_positions"].values())
+    assert positions == 8
+    assert f"A full troop fills all {positions} positions" in words
+    assert "at most" not in words and str(snapshot.rules["troop_limit"]) + " cards" not in words
+    frame = next(s for s in shapes if s.kind == "rect" and s.fill is None and s.width > 300)
+    slots = [s for s in shapes if s.kind == "rect" and s.fill is None and 80 < s.width < 95]
+    assert len(slots) == positions
+    gap = min(min(s.box[0] - frame.box[0], frame.box[2] - s.box[2]) for s in slots)
+    assert gap >= 3  # the outer Mage slots keep clear of the frame
+    use_project_fonts()
+    png = cairosvg.svg2png(bytestring=face.svg.encode(), dpi=25)
+    image = Image.open(io.BytesIO(png)).convert("L")
+    inked = sum(1 for v in image.tobytes() if v < 245) / (image.width * image.height)
+    assert inked < 0.12, inked  # was a full beige fill: every pixel inked

@@ -22,7 +22,14 @@ from PIL import Image, ImageChops, ImageOps
 from pypdf import PdfReader
 
 from cardgen.imposition import (
-    PAPERS, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile,
+    PAPER_SIZES,
+    Rect,
+    SheetSpec,
+    Slot,
+    grid_for,
+    impose,
+    layout_for,
+    tile,
 )
 from cardgen.imposition.layout import fit_axis
 from cardgen.imposition.marks import mark_bounds
@@ -33,7 +40,7 @@ FONTS = Path(__file__).resolve().parents[1] / "fonts"
 POKER = SheetSpec(63, 88, bleed_mm=3)
 BLEED_RGB = (40, 60, 200)
 BACK_BLEED_RGB = (60, 60, 60)
-A4, LETTER = PAPERS["a4"], PAPERS["letter"]
+A4, LETTER = PAPER_SIZES["a4"], PAPER_SIZES["letter"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -304,7 +311,7 @@ def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
         assert (mark.x0, mark.y0) == pytest.approx((placement.x_mm + 12.5, placement.y_mm + 12.5))
     with pikepdf.open(result.path) as pdf:
         ops = [str(op) for _, op in pikepdf.parse_content_stream(pdf.pages[0])]
-        assert ops.count("c") == 4 * 10 and "l" not in ops
+        assert ops.count("c") == 2 * 4 * 10 and "l" not in ops  # each circle twice: white casing, black line
     with pytest.raises(ValueError):
         SheetSpec(25, 30, shape="circle")
 
@@ -436,10 +443,10 @@ BUILD_SCRIPT = """
 import sys
 import tempfile
 from pathlib import Path
-from cardgen.imposition import PAPERS, SheetSpec, Slot, impose
+from cardgen.imposition import PAPER_SIZES, SheetSpec, Slot, impose
 d = Path(sys.argv[1])
 slots = [Slot(d / f"front{i}.pdf", d / f"back{i}.pdf" if i != 1 else None) for i in range(5)]
-impose(slots, SheetSpec(63, 88), PAPERS["letter"], Path(sys.argv[2]), title="Det")
+impose(slots, SheetSpec(63, 88), PAPER_SIZES["letter"], Path(sys.argv[2]), title="Det")
 """
 
 

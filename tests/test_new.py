@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from conftest import ROOT
 from pypdf import PdfReader
 
 from cardgen.commands.new import RULEBOOK_COMMON, slug
-from conftest import ROOT
 
 
 def _text(pdf) -> str:

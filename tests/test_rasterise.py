@@ -9,8 +9,10 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from cardgen import fonts
-from cardgen.rasterise import RenderError, RenderJob, render_jobs, svg_to_pdf, svg_to_png
+from cardgen.errors import RasterError
+from cardgen.render import fonts
+from cardgen.render.rasterise import RasterJob, rasterise_jobs
+from cardgen.render.svgconvert import svg_to_pdf, svg_to_png
 from cardgen.units import mm_to_pt
 
 
@@ -109,9 +111,9 @@ def test_png_needs_mm_sizes(tmp_path):
         svg_to_png(svg, tmp_path / "x.png")
 
 
-def jobs_for(directory: Path) -> list[RenderJob]:
+def jobs_for(directory: Path) -> list[RasterJob]:
     return [
-        RenderJob(
+        RasterJob(
             svg=card_svg(title),
             pdf=directory / f"{i}.pdf",
             png=directory / f"{i}.png",
@@ -131,8 +133,8 @@ def test_parallel_rendering_matches_serial_bytes(tmp_path):
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     done_serial, done_parallel = [], []
 
-    render_jobs(jobs_for(serial), workers=1, on_done=done_serial.append)
-    render_jobs(jobs_for(parallel), workers=2, on_done=done_parallel.append)
+    rasterise_jobs(jobs_for(serial), workers=1, on_done=done_serial.append)
+    rasterise_jobs(jobs_for(parallel), workers=2, on_done=done_parallel.append)
 
     assert outputs(serial) == outputs(parallel)
     assert len(outputs(serial)) == 8
@@ -142,7 +144,7 @@ def test_parallel_rendering_matches_serial_bytes(tmp_path):
 
 def test_render_jobs_output_equals_direct_calls(tmp_path):
     [job] = jobs_for(tmp_path / "jobs")[:1]
-    render_jobs([job])
+    rasterise_jobs([job])
     svg_to_pdf(job.svg, tmp_path / "direct.pdf")
     svg_to_png(job.svg, tmp_path / "direct.png", dpi=job.dpi)
 
@@ -153,10 +155,10 @@ def test_render_jobs_output_equals_direct_calls(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_failing_job_names_its_key(tmp_path, workers):
     jobs = jobs_for(tmp_path)[:2] + [
-        RenderJob(svg="<svg", pdf=tmp_path / "broken.pdf", png=None, key="card-broken")
+        RasterJob(svg="<svg", pdf=tmp_path / "broken.pdf", png=None, key="card-broken")
     ]
-    with pytest.raises(RenderError, match="card-broken"):
-        render_jobs(jobs, workers=workers)
+    with pytest.raises(RasterError, match="card-broken"):
+        rasterise_jobs(jobs, workers=workers)
     assert not (tmp_path / "broken.pdf").exists()
 
 
@@ -164,8 +166,8 @@ def test_a_remote_image_is_refused_not_fetched(tmp_path):
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
            'width="10mm" height="10mm" viewBox="0 0 10 10">'
            '<image x="0" y="0" width="10" height="10" xlink:href="https://example.org/art.png"/></svg>')
-    with pytest.raises(RenderError, match="refusing to fetch https://example.org/art.png"):
+    with pytest.raises(RasterError, match="refusing to fetch https://example.org/art.png"):
         svg_to_pdf(svg, tmp_path / "a.pdf")
-    with pytest.raises(RenderError, match="refusing to fetch"):
+    with pytest.raises(RasterError, match="refusing to fetch"):
         svg_to_png(svg, tmp_path / "a.png")
     assert not (tmp_path / "a.pdf").exists() and not (tmp_path / "a.png").exists()

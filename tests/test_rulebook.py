@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pikepdf
 import pytest
+from conftest import ROOT
 from pypdf import PdfReader
 
+from cardgen.buildtypes import PAPER_SIZES, BuildOptions
 from cardgen.cache import Manifest
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
-from cardgen.imposition import PAPERS
-from cardgen.pipeline import BuildOptions, build
-from cardgen.project import load_project
-from cardgen.render import Renderer
-from cardgen.rulebook import build_rulebooks, render_html, write_pdf
+from cardgen.pipeline import build
+from cardgen.render.cards import CardRenderer
+from cardgen.rulebook import build_rulebooks, rulebook_html, write_rulebook_pdf
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
 
 A4_PT = (595.28, 841.89)
 LETTER_PT = (612.0, 792.0)
@@ -35,7 +35,7 @@ def _snapshot(root: Path, version: str):
 def _rulebook(root: Path, version: str, out: Path, papers=("a4",)):
     """Render the cards (SVG only) and build the rulebooks straight from them."""
     project, snapshot = _snapshot(root, version)
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     return build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=papers), out, Manifest(out))
 
 
@@ -83,7 +83,7 @@ def test_pipeline_writes_both_papers_with_their_page_size(built):
 def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):
     _, out, books, _ = built
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     again = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("a4",)), out, Manifest(out))
     assert [o.rebuilt for o in again] == [False]
     _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
@@ -148,7 +148,7 @@ def test_examples_use_the_rules_of_the_version(built):
 
 
 def test_card_list_gives_every_card_with_its_generated_text(built):
-    from cardgen import cardtext
+    from cardgen.data import cardtext
 
     pages = built[3]["3.1"]
     text = " ".join(pages)
@@ -206,16 +206,16 @@ def test_contents_page_numbers_match_the_pages_of_the_headings(built):
 
 def test_layout_gives_no_weasyprint_warnings():
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
-    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["letter"])
-    pdf = write_pdf(project, doc)
+    rendered = CardRenderer(project, snapshot).render_all()
+    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["letter"])
+    pdf = write_rulebook_pdf(project, doc)
     assert [w for w in pdf.warnings if "HarfBuzz-Subset" not in w] == []  # that one is the machine's
 
 
 def test_card_pictures_are_the_rendered_card_svgs():
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
-    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
+    rendered = CardRenderer(project, snapshot).render_all()
+    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     hilt = rendered.faces["shortsword-hilt"]
     url = FaceStore(project.build_dir / ".cache" / "svg").url(hilt)
     assert url in doc.html and Path(url.removeprefix("file://")).read_text() == hilt.svg
@@ -223,31 +223,27 @@ def test_card_pictures_are_the_rendered_card_svgs():
 
 
 def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
-    """Callouts 1-5 mirror part.svg.j2's geometry: each leader must end on its part of the card."""
+    """Callouts 1-5 end on the parts of the rendered card, read back from its geometry."""
+    from cardgen.preflight.geometry import read_parts
+    from cardgen.render.fonts import FontSet
+
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = Renderer(project, snapshot).render_all()
-    doc = render_html(project, snapshot, rendered, "rulebook.html.j2", PAPERS["a4"])
+    rendered = CardRenderer(project, snapshot).render_all()
+    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     card = re.search(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">', doc.html)
     ox, oy = float(card.group(1)), float(card.group(2))  # the one card drawn at its real size
     ends = [(float(x) - ox, float(y) - oy) for x, y in
             re.findall(r'<line x1="[\d.]+" y1="[\d.]+" x2="([\d.]+)" y2="([\d.]+)"', doc.html[card.end():])[:5]]
-    svg = rendered.faces["shortsword-hilt"].svg
-    badge = re.search(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)
-    slots = [float(x) for x in re.findall(r'<svg x="([\d.]+)" y="16.2" width="5.2"', svg)]
-    icon = re.search(r'<svg x="6" y="([\d.]+)" width="([\d.]+)"', svg)
-    panel = re.search(r'<rect x="4.5" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', svg)
-    band = re.search(r'<rect x="2.5" y="([\d.]+)" width="([\d.]+)" height="7"', svg)
+    face = rendered.faces["shortsword-hilt"]
+    parts = read_parts(face.svg, FontSet(ROOT / "fonts"))
 
-    def inside(point, x, y, w, h):
-        return x - 0.5 <= point[0] <= x + w + 0.5 and y - 0.5 <= point[1] <= y + h + 0.5
+    def on(point, name):
+        x0, y0, x1, y1 = parts[name]
+        return x0 - 1.2 <= point[0] <= x1 + 1.2 and y0 - 0.5 <= point[1] <= y1 + 0.5  # at its edge, not on it
 
-    (bx, by, br), (iy, isz) = map(float, badge.groups()), map(float, icon.groups())
-    assert abs(((ends[0][0] - bx) ** 2 + (ends[0][1] - by) ** 2) ** 0.5 - br) < 1  # 1: the badge's rim
-    assert inside(ends[1], min(slots), 16.2, max(slots) + 5.2 - min(slots), 5.2)  # 2: the metal slots
-    assert inside(ends[2], 6, iy, isz, isz)  # 3: the first effect's metal
-    px, pw, ph = 4.5, float(panel.group(2)), float(panel.group(3))
-    assert inside(ends[3], px, float(panel.group(1)), pw, ph) and ends[3][0] > 14.5  # 4: its effect text
-    assert inside(ends[4], 2.5, float(band.group(1)), float(band.group(2)), 7)  # 5: the type band
+    assert [on(end, name) for end, name in zip(ends, ["points", "needs", "effect-1-metal", "effect-1-text", "type"])] \
+        == [True] * 5, (ends, parts)
+    assert parts["points"] == pytest.approx((3.7, 3.7, 17.5, 17.5), abs=0.01)  # the badge, 3 mm inside the trim
 
 
 # --- robustness --------------------------------------------------------------------------------
@@ -331,7 +327,7 @@ def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
         '{% endblock %}\n')
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "one-true-king"), None)
-    rendered = Renderer(project, snapshot).render_all()
+    rendered = CardRenderer(project, snapshot).render_all()
     [output] = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("letter",)), tmp_path,
                                Manifest(tmp_path))
     text = " ".join(_text(output.path))

@@ -153,8 +153,8 @@ def test_no_png_keeps_the_pngs(built_twice):
 
 def test_later_build_removes_only_its_own_stale_files(built_twice):
     """Version 1 built over 3.1: 3.1's extra cards go, the user's files and the PNGs stay."""
-    from cardgen.project import load_project
-    from cardgen.versions import load_game, resolve
+    from cardgen.data.project import load_project
+    from cardgen.data.versions import load_game, resolve
 
     out, _, _ = built_twice
     project = load_project(ROOT)
@@ -336,18 +336,19 @@ def test_card_templates_run_in_the_sandbox(cli, project_copy, payload):
 
 
 def test_rulebook_template_runs_in_the_sandbox(project_copy):
-    from cardgen.imposition import PAPERS
-    from cardgen.project import load_project
-    from cardgen.render import Renderer
-    from cardgen.rulebook.document import render_html
-    from cardgen.versions import load_game, resolve
+    from cardgen.buildtypes import PAPER_SIZES
+    from cardgen.data.project import load_project
+    from cardgen.data.versions import load_game, resolve
+    from cardgen.render.cards import CardRenderer
+    from cardgen.rulebook import rulebook_html
 
     edit(project_copy, "templates/kings-blade/rulebook.html.j2", "{% block cover %}",
          "{% block cover %}{{ ''.__class__.__mro__ }}")
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, None), "1")
     with pytest.raises(BuildError) as info:
-        render_html(project, snapshot, Renderer(project, snapshot).render_all(), "rulebook.html.j2", PAPERS["a4"])
+        rulebook_html(project, snapshot, CardRenderer(project, snapshot).render_all(), "rulebook.html.j2",
+                      PAPER_SIZES["a4"])
     assert re.fullmatch(r".*/templates/kings-blade/rulebook\.html\.j2:22: rulebook template failed: SecurityError: "
                         r"access to attribute '__class__' of 'str' object is unsafe\.", str(info.value)), str(info.value)
 
@@ -467,15 +468,15 @@ def test_missing_glyph_names_card_and_line(cli, project_copy):
 WORKER_SCRIPT = """
 import sys
 from pathlib import Path
-from cardgen.rasterise import RenderError, RenderJob, render_jobs
+from cardgen.render.rasterise import RasterError, RasterJob, rasterise_jobs
 if __name__ == "__main__":
     bad = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><text>&undefined;</text></svg>'
     good = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><rect width="5" height="5"/></svg>'
     out = Path(sys.argv[2])
-    jobs = [RenderJob(good, out / "a.pdf", None, key="card-good"), RenderJob(bad, out / "b.pdf", None, key="card-bad")]
+    jobs = [RasterJob(good, out / "a.pdf", None, key="card-good"), RasterJob(bad, out / "b.pdf", None, key="card-bad")]
     try:
-        render_jobs(jobs, workers=int(sys.argv[1]))
-    except RenderError as exc:
+        rasterise_jobs(jobs, workers=int(sys.argv[1]))
+    except RasterError as exc:
         print(exc)
 """
 
@@ -496,14 +497,12 @@ def test_worker_error_is_the_same_one_line(tmp_path):
 
 
 def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
-    import cardgen.rasterise as rasterise
+    import cardgen.render.rasterise as rasterise
 
     def interrupted(*args, **kw):
         raise KeyboardInterrupt
 
-    import cardgen.pipeline as pipeline
-
-    monkeypatch.setattr(pipeline.Rasteriser, "_publish", interrupted)
+    monkeypatch.setattr(rasterise.Rasteriser, "_publish", interrupted)
     out = tmp_path / "out"
     result = cli("build", "-v", "1", "--out", str(out), "--no-rulebook", "--paper", "a4",
                  "--project", str(ROOT))
@@ -515,17 +514,17 @@ def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
 CTRL_C_SCRIPT = """
 import os, signal, sys
 from pathlib import Path
-from cardgen.rasterise import RenderJob, render_jobs
+from cardgen.render.rasterise import RasterJob, rasterise_jobs
 if __name__ == "__main__":
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="150mm" height="150mm">'
            + '<circle cx="5" cy="5" r="4"/>' * 6000 + '</svg>')
-    jobs = [RenderJob(svg, None, Path(sys.argv[1]) / f"{i}.png", dpi=100, key=f"card-{i}") for i in range(8)]
+    jobs = [RasterJob(svg, None, Path(sys.argv[1]) / f"{i}.png", dpi=100, key=f"card-{i}") for i in range(8)]
     sent = []
     def done(job):  # Ctrl-C reaches the whole process group, workers included, as in a terminal
         if not sent:
             sent.append(os.killpg(os.getpgrp(), signal.SIGINT))
     try:
-        render_jobs(jobs, workers=2, on_done=done)
+        rasterise_jobs(jobs, workers=2, on_done=done)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)

@@ -24,8 +24,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from cardgen.project import load_project
-from cardgen.versions import load_game, resolve
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 
 MM_TO_CSS_PX = 96 / 25.4
 

@@ -14,10 +14,10 @@ from types import SimpleNamespace
 import pytest
 from conftest import ROOT
 
-from cardgen.project import load_project
-from cardgen.snapshot import Effect
-from cardgen.validate import load_plugin
-from cardgen.versions import load_game, resolve
+from cardgen.data.project import load_project
+from cardgen.data.snapshot import Effect
+from cardgen.data.validate import load_plugin
+from cardgen.data.versions import load_game, resolve
 
 
 def _modules():

@@ -9,13 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
-from cardgen.describe import describe
-from cardgen.project import load_project
-from cardgen.versions import load_game, resolve
-from conftest import ROOT
+from cardgen.data.describe import describe
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
 
 
 def _rows(path: Path) -> list[dict[str, str]]:

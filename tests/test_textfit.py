@@ -12,8 +12,8 @@ from fontTools.ttLib import TTFont
 from PIL import Image
 from pypdf import PdfReader
 
-from cardgen import fonts, rasterise
-from cardgen.textfit import Icon, PlacedIcon, Span, Text, fit_text, layout_to_svg
+from cardgen.render import fonts, svgconvert
+from cardgen.render.textfit import Icon, PlacedIcon, Span, Text, fit_text, layout_to_svg
 
 BODY = "Alegreya Sans"
 DPI = 600
@@ -36,7 +36,7 @@ def render(fragment: str, tmp_path: Path, width: float = 120, height: float = 30
         f' viewBox="0 0 {width} {height}">{fragment}</svg>'
     )
     out = tmp_path / "render.png"
-    rasterise.svg_to_png(svg, out, dpi=DPI)
+    svgconvert.svg_to_png(svg, out, dpi=DPI)
     return Image.open(out)
 
 
@@ -280,7 +280,7 @@ def test_markup_escapes_text_which_prints_as_written(tmp_path):
     [text_element] = ElementTree.fromstring(svg)
     assert "".join(text_element.itertext()) == written
 
-    rasterise.svg_to_pdf(svg, tmp_path / "escaped.pdf")
+    svgconvert.svg_to_pdf(svg, tmp_path / "escaped.pdf")
     extracted = PdfReader(tmp_path / "escaped.pdf").pages[0].extract_text()
     assert extracted.replace(" ", "") == written.replace(" ", "")
 

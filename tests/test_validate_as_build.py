@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cardgen import model, yamlsource
+from cardgen.data import model, yamlsource
 from cardgen.errors import CardgenError
 from conftest import ROOT
 
@@ -190,10 +190,10 @@ def test_docs_name_only_what_a_new_project_has(cli, tmp_path):
 
 
 def test_template_reference_names_every_helper():
-    from cardgen.project import load_project
-    from cardgen.render import Renderer
+    from cardgen.data.project import load_project
+    from cardgen.data.versions import load_game, resolve
+    from cardgen.render.cards import CardRenderer as Renderer
     from cardgen.rulebook.helpers import FaceStore, Helpers
-    from cardgen.versions import load_game, resolve
 
     doc = (ROOT / "docs/templates.md").read_text()
     project = load_project(ROOT)
@@ -271,7 +271,7 @@ _version_files = st.fixed_dictionaries({}, optional={
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    from cardgen.project import load_project
+    from cardgen.data.project import load_project
 
     return load_project(ROOT).copy_sources(tmp_path_factory.mktemp("hyp") / "project").root
 

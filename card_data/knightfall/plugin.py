@@ -3,7 +3,8 @@
 The 5th Edition rulebook gives the troop's size twice and the two disagree: "10 cards in total"
 and a layout of 1 Knight + 3 Archers + 4 Mages (8 positions). The data keeps both
 (`troop_limit`, `troop_positions`); this plug-in reports the disagreement instead of hiding it.
-Loaded by cardgen's validator (`plugin: plugin.py` in game.yml).
+Decisions are hidden: each player lays one of their own coins face down, so every player needs a
+coin of each decision, all coins sharing one back. Loaded by cardgen's validator (`plugin: plugin.py` in game.yml).
 """
 
 DECK = "cards"
@@ -13,6 +14,7 @@ KNIGHT = "knight"
 def check(snapshot, report):
     _troop(snapshot, report)
     _deck(snapshot, report)
+    _coins(snapshot, report)
 
 
 def _troop(snapshot, report):
@@ -57,3 +59,18 @@ def _deck(snapshot, report):
                              "expected 2 (four of each power, two red and two black)",
                              card=cards[0] if cards else None,
                              loc=cards[0].loc_of("count") if cards else snapshot.symbol_locs[colour])
+
+
+def _coins(snapshot, report):
+    """One coin of each decision (Attack, Defend) per player."""
+    players = snapshot.game.file.players.max
+    decisions = [sid for sid, s in snapshot.symbols.items() if s.kind == "decision"]
+    coins = snapshot.cards_of_type("coin")
+    for sid in decisions:
+        held = [c for c in coins if c.fields.get("decision") == sid]
+        count = sum(c.count for c in held)
+        if count != players:
+            report.error("knightfall-coins", f"{count} {snapshot.symbols[sid].name} coin(s) for {players} players: "
+                         "each player needs one coin of each decision to hide their choice",
+                         card=held[0] if held else None,
+                         loc=held[0].loc_of("count") if held else snapshot.symbol_locs[sid])

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
+from ..buildtypes import PAPER_NAMES, BuildOptions
 from ..console import progress_for
 from ..errors import display_path
-from ..pipeline import PAPERS, BuildOptions, build
+from ..pipeline import build
 from .common import game_option, snapshot_from, version_option
 
 
@@ -35,12 +36,12 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
     project, snapshot = snapshot_from(ctx, game, version)
     only = None
     if since is not None:
+        from ..data.versions import resolve
         from ..diff import changed_card_ids
-        from ..versions import resolve
 
         only = changed_card_ids(resolve(project, snapshot.game, since), snapshot)
     options = BuildOptions(
-        papers=PAPERS if paper == "both" else (paper,),
+        papers=PAPER_NAMES if paper == "both" else (paper,),
         duplex=not fronts_only,
         png=not no_png,
         out_dir=out_dir,

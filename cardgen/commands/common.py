@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..project import Project, find_project, load_project
-from ..snapshot import Snapshot
-from ..versions import load_game, resolve
+from ..data.project import Project, find_project, load_project
+from ..data.snapshot import Snapshot
+from ..data.versions import load_game, resolve
 
 game_option = click.option("--game", "-g", default=None, help="Game id (a folder in card_data/). Default: the project's default game.")
 version_option = click.option("--version", "-v", "version", default=None, help="Version, e.g. 3.1 or v3. Default: the game's default version.")

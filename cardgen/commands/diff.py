@@ -10,9 +10,9 @@ import click
 
 from ..atomic import write_text
 from ..console import progress_for
+from ..data.versions import load_game, resolve
 from ..errors import display_path
 from ..outputs import open_output_file, refuse_sources
-from ..versions import load_game, resolve
 from .common import game_option, project_from
 
 FORMATS = ["text", "markdown", "json", "html"]

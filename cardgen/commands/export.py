@@ -7,11 +7,12 @@ from pathlib import Path
 import click
 
 from ..console import progress_for
+from ..data.project import check_out_dir
+from ..checks import validate
+from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..outputs import open_output
-from ..pipeline import ValidationFailed, check_out_dir
-from ..validate import validate
 from .common import game_option, snapshot_from, version_option
 
 out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -52,7 +53,12 @@ def _checked_snapshot(ctx, game, version):
 @click.pass_context
 def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
     """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
-    from ..export.install import file_url, folder_name, install_objects, saved_objects_dir
+    from ..export.install import (
+        file_url,
+        folder_name,
+        install_objects,
+        saved_objects_dir,
+    )
     from ..export.tts import export_tts, write_objects
 
     project, snapshot = _checked_snapshot(ctx, game, version)

@@ -21,10 +21,10 @@ import click
 from jinja2 import Environment, StrictUndefined
 
 from ..atomic import write_text
+from ..data.model import json_schemas
+from ..data.project import PROJECT_FILE, load_project, project_root
 from ..errors import InputError, display_path
-from ..fonts import PROJECT_FONTS_DIR
-from ..model import json_schemas
-from ..project import PROJECT_FILE, load_project, project_root
+from ..render.fonts import PROJECT_FONTS_DIR
 
 # skeleton file -> where it goes in the project ({id} is the game's id)
 GAME_FILES = {

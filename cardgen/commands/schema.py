@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
 from ..atomic import write_text
-from ..model import json_schemas
+from ..data.model import json_schemas
 from .common import project_from
 
 

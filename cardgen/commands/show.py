@@ -6,9 +6,8 @@ import json
 
 import click
 
-from ..describe import describe
-from ..pipeline import ValidationFailed
-from ..validate import validate
+from ..data.describe import describe
+from ..data.validate import ValidationFailed, validate
 from .common import format_option, game_option, snapshot_from, version_option
 
 
@@ -21,7 +20,7 @@ def command(ctx, game, version, fmt):
     """Show what a version is: rules, symbols with counts, every card with its text."""
     project, snapshot = snapshot_from(ctx, game, version)
     # the text shown is generated from the data: data the validator refuses cannot be shown
-    errors = [f for f in validate(project, snapshot, render=False) if f.severity == "error"]
+    errors = [f for f in validate(project, snapshot) if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors, what="shown")
     data = describe(snapshot)

@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from ..console import progress_for
+from ..data.versions import normalise_version
 from ..errors import InputError, display_path
-from ..versions import normalise_version
 from .common import format_option, game_option, project_from, version_option
 
 DEFAULT_BOTS = "greedy,rush,builder,saboteur"
@@ -46,9 +46,9 @@ DEFAULT_BOTS = "greedy,rush,builder,saboteur"
 def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_path, plots_dir, compare, max_rounds, claims,
             claim_games, quiet):
     """Play many games of a version with bots: length, seat and strategy win rates, card strength, claims."""
+    from ..data.versions import load_game
     from ..simulate.runner import Experiment, Runner, simulate
     from ..simulate.text import as_text, compare_text
-    from ..versions import load_game
 
     started = time.perf_counter()
     project = project_from(ctx)

@@ -29,7 +29,7 @@ def export(ctx, game, version, target, force):
     Edit it, then name it in a version file (`table: cards.xlsx`): its rows add or override
     cards by id, blank cells keep the inherited value and `count: 0` removes a card.
     """
-    from ..tablewrite import table_bytes
+    from ..data.tablewrite import table_bytes
 
     project, snapshot = snapshot_from(ctx, game, version)
     if target.suffix.lower() not in (".csv", ".xlsx"):

@@ -6,7 +6,9 @@ import json
 
 import click
 
-from ..validate import validate
+from ..checks import check
+from ..preflight import preflight
+from ..render.fonts import FontSet
 from .common import format_option, game_option, snapshot_from, version_option
 
 
@@ -17,9 +19,12 @@ from .common import format_option, game_option, snapshot_from, version_option
 @click.option("--strict", is_flag=True, help="Treat warnings as problems (exit 1).")
 @click.pass_context
 def command(ctx, game, version, fmt, strict):
-    """Check a game version: references, counts, rules, and the game's own checks."""
+    """Check a game version: references, counts, rules, the game's own checks, and the print
+    preflight of every rendered card (safe zone, borders, overlap, contrast)."""
     project, snapshot = snapshot_from(ctx, game, version)
-    findings = validate(project, snapshot)
+    findings, rendered = check(project, snapshot)  # renders every card, as build does
+    if rendered is not None:
+        findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if fmt == "json":
@@ -39,3 +44,4 @@ def command(ctx, game, version, fmt, strict):
             f"{len(errors)} error(s), {len(warnings)} warning(s)"
         )
     ctx.exit(1 if errors or (strict and warnings) else 0)
+

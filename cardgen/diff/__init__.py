@@ -8,8 +8,8 @@ rows, deck and symbol counts) and works out which card faces must be printed aga
 
 from __future__ import annotations
 
-from ..project import Project
-from ..snapshot import Snapshot
+from ..data.project import Project
+from ..data.snapshot import Snapshot
 from .compare import VersionDiff, compare
 from .faces import card_faces, changed_between, changed_card_ids, reprint_order
 

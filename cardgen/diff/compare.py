@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from .. import cardtext
+from ..data import cardtext
+from ..data.model import ValueSpec
+from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import Loc
-from ..model import ValueSpec
-from ..snapshot import Card, Effect, Snapshot
 
 TABLE_SUFFIXES = (".csv", ".xlsx")
 CARD_BUILTINS = {"name": "Name", "type": "Type", "count": "Copies", "art": "Art", "flavour": "Flavour"}

@@ -11,9 +11,10 @@ copies you already printed stay valid (print or discard the difference); the des
 
 from __future__ import annotations
 
-from ..project import Project, find_project
-from ..render import Face, Renderer
-from ..snapshot import Snapshot
+from ..buildtypes import Face
+from ..data.project import Project, find_project
+from ..data.snapshot import Snapshot
+from ..render.cards import CardRenderer
 from .compare import in_deck_order
 
 
@@ -29,7 +30,7 @@ def changed_card_ids(old: Snapshot, new: Snapshot, project: Project | None = Non
 
 def card_faces(project: Project, snapshot: Snapshot) -> dict[str, Face]:
     """Every card's face as SVG, by card id."""
-    renderer = Renderer(project, snapshot)
+    renderer = CardRenderer(project, snapshot)
     return {card.id: renderer.render_card(card) for card in snapshot.cards}
 
 

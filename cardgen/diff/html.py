@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-
 from pathlib import Path
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    select_autoescape,
+)
 
-from ..export.images import Shot, render_shots, trim_frame
-from ..pipeline import Progress
-from ..project import Project
-from ..render import Face
+from ..buildtypes import Face, Progress
+from ..data.project import Project
+from ..export.images import Shot, rasterise_shots, trim_frame
 from ..units import mm_to_px
 from .compare import VersionDiff, in_deck_order
 from .faces import card_faces
@@ -79,6 +83,6 @@ def _data_uris(project: Project, diff: VersionDiff, faces: dict[str, dict[str, F
         bleed = (diff.old if side == "old" else diff.new).game.file.bleed_mm
         frame = trim_frame(face, bleed)
         shots.append(Shot(face, frame, (mm_to_px(frame.w, DPI), mm_to_px(frame.h, DPI))))
-    paths = render_shots(project, shots, workers, progress)
+    paths = rasterise_shots(project, shots, workers, progress)
     return {key: "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
             for key, path in zip(wanted, paths)}

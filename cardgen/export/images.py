@@ -18,9 +18,9 @@ from typing import Callable
 from PIL import Image
 
 from .. import atomic, outputs
-from ..pipeline import BuildOptions, Progress, Rasteriser
-from ..project import Project
-from ..render import Face
+from ..buildtypes import BuildOptions, Face, Progress
+from ..data.project import Project
+from ..render.rasterise import Rasteriser
 
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.S)
 
@@ -74,10 +74,10 @@ class Shot:
     size: tuple[int, int]
 
 
-def render_shots(project: Project, shots: list[Shot], workers: int | None = None,
+def rasterise_shots(project: Project, shots: list[Shot], workers: int | None = None,
                  progress: Progress | None = None) -> list[Path]:
     """Cached PNGs of the shots, in order; only the ones not cached yet are rendered."""
-    from ..rasterise import RenderJob, render_jobs
+    from ..render.rasterise import RasterJob, rasterise_jobs
 
     progress = progress or Progress()
     rasteriser = Rasteriser(project, BuildOptions(workers=workers), progress)
@@ -88,11 +88,11 @@ def render_shots(project: Project, shots: list[Shot], workers: int | None = None
         path = rasteriser.cache.path(f"{rasteriser.key(face)}-{shot.size[0]}x{shot.size[1]}", ".png")
         paths.append(path)
         if not path.is_file() and path not in jobs:
-            jobs[path] = RenderJob(svg=svg, pdf=None, png=path, size_px=shot.size, key=shot.face.key)
+            jobs[path] = RasterJob(svg=svg, pdf=None, png=path, size_px=shot.size, key=shot.face.key)
     if jobs:
         progress.start("Rendering images", len(jobs))
         try:
-            render_jobs(list(jobs.values()), workers=workers, on_done=lambda job: progress.advance(),
+            rasterise_jobs(list(jobs.values()), workers=workers, on_done=lambda job: progress.advance(),
                         fonts_dir=project.fonts_dir, cache_dir=project.build_dir / ".cache" / "fontconfig")
         finally:
             progress.stop()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import atomic
-from ..snapshot import Snapshot
+from ..data.snapshot import Snapshot
 from .images import remove_stale
 from .tts import DeckObject, export_stem, owned_by, write_objects
 

@@ -26,12 +26,20 @@ from pathlib import Path
 from PIL import Image
 
 from .. import cache as cache_mod
-from ..pipeline import Progress
-from ..project import Project
-from ..render import Face, Renderer
-from ..snapshot import Snapshot
+from ..buildtypes import Face, Progress
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from ..render.cards import CardRenderer
 from ..units import mm_to_px
-from .images import Shot, bleed_frame, png_bytes, remove_stale, render_shots, trim_frame, write_if_changed
+from .images import (
+    Shot,
+    bleed_frame,
+    png_bytes,
+    rasterise_shots,
+    remove_stale,
+    trim_frame,
+    write_if_changed,
+)
 
 SIZE_TOLERANCE_MM = 1.0  # 63 x 88 mm matches a 2.5 x 3.5 in product
 OWNED = re.compile(r"(\d{3}-.+|back-.+)\.png")  # the files an export writes in a deck folder
@@ -92,7 +100,7 @@ class _Image:
 def export_png(project: Project, snapshot: Snapshot, preset: Preset, out_dir: Path, *,
                workers: int | None = None, progress: Progress | None = None) -> list[Exported]:
     game = snapshot.game
-    renderer = Renderer(project, snapshot)
+    renderer = CardRenderer(project, snapshot)
     images: list[_Image] = []
     names: dict[str, list[str]] = {}  # deck -> its file names
     copies: list[tuple[Path, Path]] = []  # (image, extra copy) for one-file-per-copy services
@@ -143,7 +151,7 @@ def _render(project: Project, preset: Preset, bleed: float, images: list[_Image]
             trim = trim_frame(image.face, bleed)
             shots.append(Shot(image.face, bleed_frame(image.face, bleed), image_size(preset, image.trim_mm, bleed)))
             shots.append(Shot(image.face, trim, (mm_to_px(trim.w, preset.dpi), mm_to_px(trim.h, preset.dpi))))
-    renders = iter(render_shots(project, shots, workers, progress))
+    renders = iter(rasterise_shots(project, shots, workers, progress))
     for image in images:
         size = image_size(preset, image.trim_mm, bleed)
         if image.face is None:

@@ -26,12 +26,19 @@ from typing import Callable
 
 from PIL import Image
 
-from .. import cardtext
-from ..pipeline import Progress
-from ..project import Project
-from ..render import Renderer
-from ..snapshot import Card, Snapshot
-from .images import Shot, png_bytes, remove_stale, render_shots, trim_frame, write_if_changed
+from ..buildtypes import Progress
+from ..data import cardtext
+from ..data.project import Project
+from ..data.snapshot import Card, Snapshot
+from ..render.cards import CardRenderer
+from .images import (
+    Shot,
+    png_bytes,
+    rasterise_shots,
+    remove_stale,
+    trim_frame,
+    write_if_changed,
+)
 
 MAX_COLS, MAX_ROWS = 10, 7
 PER_SHEET = MAX_COLS * MAX_ROWS - 1
@@ -103,7 +110,7 @@ def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: 
                progress: Progress | None = None) -> list[DeckObject]:
     """Write the deck sheets, back images and thumbnails; return the objects for `write_objects`."""
     stem = export_stem(snapshot)
-    renderer = Renderer(project, snapshot)
+    renderer = CardRenderer(project, snapshot)
     objects = plan_objects(snapshot, stem)
     for obj in objects:
         _write_images(project, snapshot, renderer, obj, out_dir, workers, progress)
@@ -128,7 +135,7 @@ def write_objects(objects: list[DeckObject], snapshot: Snapshot, folder: Path, u
         write_if_changed(folder / obj.file, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def _write_images(project: Project, snapshot: Snapshot, renderer: Renderer, obj: DeckObject, out_dir: Path,
+def _write_images(project: Project, snapshot: Snapshot, renderer: CardRenderer, obj: DeckObject, out_dir: Path,
                   workers: int | None, progress: Progress | None) -> None:
     """The object's sheets, back and thumbnail; sets each sheet's key from its pictures."""
     bleed = snapshot.game.file.bleed_mm
@@ -141,7 +148,7 @@ def _write_images(project: Project, snapshot: Snapshot, renderer: Renderer, obj:
     back_face = renderer.render_back(obj.deck_id) if snapshot.game.decks[obj.deck_id].back else None
     if back_face is not None:
         shots.append(Shot(back_face, trim_frame(back_face, bleed), back_cell))
-    paths = iter(render_shots(project, shots, workers, progress))
+    paths = iter(rasterise_shots(project, shots, workers, progress))
     sheet_images = [_compose(sheet, [next(paths) for _ in sheet.cards]) for sheet in obj.sheets]
     # a deck without a back template has blank backs
     back = _open_rgb(next(paths)) if back_face else Image.new("RGB", back_cell, "white")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .model import EPS_MM, Paper, Rect, SheetSpec
+from .geometry import EPS_MM, Paper, Rect, SheetSpec
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .model import EPS_MM, Mark, Rect
+from .geometry import EPS_MM, Mark, Rect
 
 MARK_GAP_MM = 1.0     # art edge to the start of a crop mark
 MARK_LEN_MM = 5.0     # longest crop mark; shorter where the page edge is nearer

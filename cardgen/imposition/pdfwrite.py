@@ -23,11 +23,12 @@ from reportlab.pdfgen.canvas import Canvas
 
 from ..atomic import atomic_path
 from ..units import mm_to_pt, pt_to_mm
+from .geometry import Mark, Rect
 from .marks import ALIGN_HALF_MM, keep_clear_of
-from .model import Mark, Rect
 
 DEFAULT_FONT = Path(__file__).resolve().parents[2] / "fonts" / "AlegreyaSans-Regular.ttf"
 LINE_PT = 0.25
+CUT_CASING_PT = 1.0  # white casing under a cut line drawn over art
 FOOTER_PT = 6.0
 FOOTER_PAD_MM = 0.5   # marks keep this far from the footer text
 SIZE_TOLERANCE_MM = 0.1
@@ -169,7 +170,7 @@ def fit_footer(plan: PagePlan, font: str, margin_mm: float) -> None:
     plan.marks = keep_clear_of(plan.marks, footer_box(plan.footer, font, plan.w_mm, margin_mm))
 
 
-def write_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *,
+def write_sheet_pdf(plans: list[PagePlan], library: SourceLibrary, out: Path, *,
               font: str, margin_mm: float, title: str) -> None:
     """Render `plans` into `out`, atomically and byte-for-byte reproducibly."""
     base = _base_pages(plans, font, margin_mm)
@@ -212,6 +213,12 @@ def _draw_mark(canvas: Canvas, mark: Mark) -> None:
     if mark.kind == "crop":
         canvas.line(p(mark.x0), p(mark.y0), p(mark.x1), p(mark.y1))
     elif mark.kind == "circle":
+        # printed over the piece's colour: a black line in a white casing shows on any colour
+        canvas.saveState()
+        canvas.setStrokeColorRGB(1, 1, 1)
+        canvas.setLineWidth(CUT_CASING_PT)
+        canvas.circle(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), stroke=1, fill=0)
+        canvas.restoreState()
         canvas.circle(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), stroke=1, fill=0)
     elif mark.kind == "align":
         # base perpendicular to the axis (axes are horizontal or vertical)

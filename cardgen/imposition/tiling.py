@@ -14,9 +14,16 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
 from .marks import align_marks, crop_marks
-from .model import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
-from .pdfwrite import Draw, PagePlan, SourceLibrary, fit_footer, register_font, write_pdf
+from .pdfwrite import (
+    Draw,
+    PagePlan,
+    SourceLibrary,
+    fit_footer,
+    register_font,
+    write_sheet_pdf,
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 10.0, 
                 fit_footer(plan, font, margin_mm)
                 plans.append(plan)
                 placements.append(placement)
-        write_pdf(plans, library, out, font=font, margin_mm=margin_mm, title=title)
+        write_sheet_pdf(plans, library, out, font=font, margin_mm=margin_mm, title=title)
     return ImposedSheets(
         path=Path(out), pages=len(plans), per_page=1, cols=grid.cols, rows=grid.rows,
         placements=placements, marks=[m for plan in plans for m in plan.marks],

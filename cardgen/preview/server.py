@@ -137,7 +137,7 @@ def _font_faces(root: Path) -> list[dict[str, str]]:
     """@font-face rules for the project's fonts: the card SVGs name families, which the browser
     must find in the same files cairo uses for the print files."""
     from ..errors import CardgenError
-    from ..fonts import FontSet
+    from ..render.fonts import FontSet
 
     try:
         faces = FontSet(root / "fonts").faces
@@ -151,11 +151,11 @@ def _font_faces(root: Path) -> list[dict[str, str]]:
 def _diff_text(preview: Preview) -> str:
     import click
 
+    from ..data.project import load_project
+    from ..data.versions import load_game, resolve
     from ..diff import diff_versions
     from ..diff.formats import as_text
     from ..errors import CardgenError
-    from ..project import load_project
-    from ..versions import load_game, resolve
 
     state = preview.state
     if not state.previous:

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import cache as cache_mod
+from ..data.project import load_project
+from ..data.snapshot import Card, Snapshot
+from ..data.validate import validate
+from ..data.versions import available_versions, load_game, resolve
 from ..errors import CardgenError, display_path
-from ..project import load_project
-from ..render import Face, Renderer
-from ..snapshot import Card, Snapshot
-from ..validate import validate
-from ..versions import available_versions, load_game, resolve
+from ..render.cards import CardRenderer, Face
 
 ID_ATTR_RE = re.compile(r'\bid="([^"]+)"')
 
@@ -96,9 +96,9 @@ class Preview:
         project = load_project(self.root)
         game = load_game(project, self.game_id)
         snapshot = resolve(project, game, self.version)
-        findings = validate(project, snapshot, render=False)  # cards are rendered below, incrementally
+        findings = validate(project, snapshot)
         shared = _shared_digest(project, snapshot)
-        renderer: Renderer | None = None
+        renderer: CardRenderer | None = None
         cards: list[PreviewCard] = []
         rendered = 0
         errors: list[str] = []
@@ -111,7 +111,7 @@ class Preview:
             if cached and cached[0] == digest:
                 face = cached[1]
             else:
-                renderer = renderer or Renderer(project, snapshot)
+                renderer = renderer or CardRenderer(project, snapshot)
                 try:
                     face = renderer.render_card(item) if isinstance(item, Card) else renderer.render_back(item)
                 except CardgenError as exc:

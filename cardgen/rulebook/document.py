@@ -17,19 +17,23 @@ from types import TracebackType
 from typing import Iterator
 
 import pikepdf
-from jinja2 import StrictUndefined, TemplateError, TemplateNotFound
+from jinja2 import (
+    StrictUndefined,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    select_autoescape,
+)
 from jinja2.sandbox import SandboxedEnvironment
-from jinja2 import TemplateSyntaxError, select_autoescape
 from markupsafe import Markup, escape
 
-from ..errors import BuildError, CardgenError, Loc
-from ..fonts import FontSet
-from ..imposition import Paper
-from ..project import Project
-from ..render import RenderedSet
-from ..snapshot import Snapshot
+from ..buildtypes import Paper, RenderedSet
 from ..cache import jinja_bytecode_cache
+from ..data.project import Project
+from ..data.snapshot import Snapshot
 from ..contain import ContainedLoader, inside
+from ..errors import BuildError, CardgenError, Loc
+from ..render.fonts import FontSet
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -37,7 +41,7 @@ CONTENTS_RE = re.compile(r"<!--cardgen:contents ([0-9,]+)-->")
 
 
 @dataclass
-class Document:
+class RulebookDocument:
     template_path: Path  # the entry template
     html: str
     base_url: str  # relative URLs in the HTML resolve against the game's template folder
@@ -50,8 +54,8 @@ class Pdf:
     warnings: list[str] = field(default_factory=list)  # weasyprint's remarks (unsupported CSS...)
 
 
-def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
-                paper: Paper) -> Document:
+def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
+                paper: Paper) -> RulebookDocument:
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.build_dir / ".cache" / "svg")
     # sandboxed like card templates: data and helpers only, no Python internals, no file
@@ -87,7 +91,7 @@ def render_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, tem
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
                          _where(exc.__traceback__, project, path)) from None
-    return Document(path, fill_contents(text), game_dir.as_uri() + "/")
+    return RulebookDocument(path, fill_contents(text), game_dir.as_uri() + "/")
 
 
 def contents(levels: tuple[int, ...] = (2, 3)) -> Markup:
@@ -129,7 +133,7 @@ def _where(tb: TracebackType | None, project: Project, fallback: Path) -> Loc:
     return found
 
 
-def write_pdf(project: Project, doc: Document) -> Pdf:
+def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
     """Lay out and write the PDF; only project files are loaded, only project fonts embedded."""
     import weasyprint  # imported here: a no-op rebuild never lays out, and weasyprint is slow to load
     from weasyprint.text.fonts import FontConfiguration

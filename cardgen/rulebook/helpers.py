@@ -22,15 +22,16 @@ from typing import Any, Iterator
 
 from markupsafe import Markup, escape
 
-from .. import cardtext
 from ..atomic import write_text
+from ..buildtypes import Face, RenderedSet
 from ..cache import Cache
+from ..data import cardtext
+from ..data.project import Project
+from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import BuildError
-from ..fonts import FontSet
-from ..project import Project
-from ..render import Face, Renderer, RenderedSet
+from ..render.cards import CardRenderer
+from ..render.fonts import FontSet
 from ..units import svg_number as _fmt
-from ..snapshot import Card, Effect, Snapshot
 
 
 class RulebookError(BuildError):
@@ -69,6 +70,7 @@ class FaceImage:
     face: Face
     bleed: float
     store: FaceStore
+    fonts: FontSet | None = None  # to measure text when a figure asks where a part is
 
     @property
     def width(self) -> float:
@@ -77,6 +79,17 @@ class FaceImage:
     @property
     def height(self) -> float:
         return self.face.height_mm - 2 * self.bleed
+
+    def part(self, name: str) -> tuple[float, float, float, float]:
+        """Box (x0, y0, x1, y1, trim mm) of the part the card's template named `name`
+        (`<g id="name">`), read from the rendered face; fails the build if it has none."""
+        from ..preflight.geometry import read_parts
+
+        parts = read_parts(self.face.svg, self.fonts or FontSet())
+        if name not in parts:
+            raise RulebookError(f"a figure asks for the part '{name}' of {self.face.key}, whose template "
+                                f"names only {', '.join(sorted(parts)) or 'none'}")
+        return parts[name]
 
     @property
     def url(self) -> str:
@@ -280,7 +293,7 @@ class Helpers:
         self.snapshot = snapshot
         self.rendered = rendered
         self.store = store
-        self.renderer = Renderer(project, snapshot)  # for icons tinted exactly as on the cards
+        self.renderer = CardRenderer(project, snapshot)  # for icons tinted exactly as on the cards
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
 
@@ -342,7 +355,7 @@ class Helpers:
         spec = self._deck_spec(deck_id)
         back = self.rendered.backs.get(deck_id)
         return DeckView(deck_id, spec.name, spec.colour, self.snapshot.deck_size(deck_id),
-                        FaceImage(back, self.snapshot.game.file.bleed_mm, self.store) if back else None)
+                        FaceImage(back, self.snapshot.game.file.bleed_mm, self.store, self.renderer.fonts) if back else None)
 
     def _type_spec(self, type_id: str):
         return _declared("card type", type_id, self.snapshot.game.card_types)
@@ -354,7 +367,7 @@ class Helpers:
         face = self.rendered.faces[card.id]
         return CardView(card.id, card.name, card.count, self.card_type(card.type), Fields(card),
                         [self._effect_view(e) for e in card.effects], self._details(card), card.flavour,
-                        FaceImage(face, self.snapshot.game.file.bleed_mm, self.store))
+                        FaceImage(face, self.snapshot.game.file.bleed_mm, self.store, self.renderer.fonts))
 
     def _details(self, card: Card) -> list[tuple[str, str]]:
         specs = self.snapshot.game.card_types[card.type].fields

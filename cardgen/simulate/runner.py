@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..data.project import load_project
+from ..data.snapshot import Snapshot
+from ..data.validate import load_plugin
+from ..data.versions import available_versions, load_game, normalise_version, resolve
 from ..errors import InputError
-from ..project import load_project
-from ..snapshot import Snapshot
-from ..validate import load_plugin
-from ..versions import available_versions, load_game, normalise_version, resolve
 from . import stats
 from .stats import Totals
 

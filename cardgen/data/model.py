@@ -12,8 +12,8 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
 
-from .errors import InputError, InputErrors
-from .yamlsource import Document, type_name
+from ..errors import InputError, InputErrors
+from .yamlsource import YamlDocument, type_name
 
 Colour = str  # "#rrggbb"; checked by the validator
 
@@ -221,7 +221,7 @@ class VersionFile(Strict):
 # --- validation with locations ----------------------------------------------------------------
 
 
-def parse_model(model: type[BaseModel], doc: Document) -> BaseModel:
+def parse_model(model: type[BaseModel], doc: YamlDocument) -> BaseModel:
     """Validate a document against a model; every problem becomes a file:line:column line."""
     try:
         return model.model_validate(doc.data)
@@ -230,7 +230,7 @@ def parse_model(model: type[BaseModel], doc: Document) -> BaseModel:
         raise InputErrors(errors) if len(errors) > 1 else errors[0] from None
 
 
-def config_error(model: type[BaseModel], doc: Document, err: dict) -> InputError:
+def config_error(model: type[BaseModel], doc: YamlDocument, err: dict) -> InputError:
     path = tuple(p for p in err["loc"] if not (isinstance(p, str) and _is_union_tag(p)))
     kind = err["type"]
     if kind == "extra_forbidden":

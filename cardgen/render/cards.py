@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,42 +19,23 @@ from jinja2 import StrictUndefined, TemplateError, select_autoescape
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-from . import cardtext, contain, textfit
-from .cache import jinja_bytecode_cache
-from .errors import BuildError, CardgenError, Finding, Loc
+from .. import contain
+from ..buildtypes import Face, RenderedSet
+from ..cache import jinja_bytecode_cache
+from ..colour import ink_on
+from ..data import cardtext
+from ..data.project import Project
+from ..data.snapshot import Card, Snapshot
+from ..errors import BuildError, CardgenError, Finding, Loc
+from ..units import svg_number as _fmt
+from . import textfit
 from .fonts import FontSet, MissingGlyphError
-from .project import Project
-from .snapshot import Card, Snapshot
-from .units import svg_number as _fmt
 
 ID_RE = re.compile(r'id="([^"]+)"')
+TEXT_CLASS = "cg-text"  # marks fitted text blocks, which the preflight reads back
 
 
-@dataclass(frozen=True)
-class Face:
-    """One distinct printable image: a card face or a deck back, as SVG text."""
-
-    key: str  # unique, file-name safe: "card-arming-sword", "back-market"
-    svg: str
-    width_mm: float  # including bleed
-    height_mm: float
-    shape: str = "rect"
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()
-
-
-@dataclass
-class RenderedSet:
-    """Everything the print stages need: faces, backs, and which card uses which."""
-
-    faces: dict[str, Face] = field(default_factory=dict)  # card id -> face
-    backs: dict[str, Face] = field(default_factory=dict)  # deck id -> back (absent: blank back)
-    warnings: list[str] = field(default_factory=list)
-
-
-class Renderer:
+class CardRenderer:
     def __init__(self, project: Project, snapshot: Snapshot):
         self.project = project
         self.snapshot = snapshot
@@ -83,6 +63,8 @@ class Renderer:
             icon=self.icon,
             textbox=self.textbox,
             paragraphs=self.paragraphs,
+            stack_rows=self.stack_rows,
+            ink_on=ink_on,
             effect_runs=self.effect_runs,
             symbol=lambda sid: snapshot.symbols[sid],
             rule=lambda key: snapshot.rules.get(key),
@@ -163,7 +145,8 @@ class Renderer:
                                       line_height=line_height, align=align, fonts=self.fonts)
         if layout.overflow:
             self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}")
-        return Markup(self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill))
+        body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
+        return Markup(_text_group(body))
 
     def paragraphs(self, items: list, x: float, y: float, w: float, h: float, *, size: float,
                    min_size: float | None = None, gap: float = 0.5, bullet: str | None = None,
@@ -190,12 +173,34 @@ class Renderer:
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
+            paragraph = []
             if bullet and layout.lines:  # a half-em icon centred 0.3 em above the first baseline
                 bullet_y = top + layout.lines[0].baseline - 0.55 * s
-                parts.append(str(self.icon(bullet, x + 0.15 * s, bullet_y, 0.5 * s, bullet_colour or fill)))
-            parts.append(self._layout_svg(layout, item, x + indent_em * s, top, family, fill))
+                paragraph.append(str(self.icon(bullet, x + 0.15 * s, bullet_y, 0.5 * s, bullet_colour or fill)))
+            paragraph.append(self._layout_svg(layout, item, x + indent_em * s, top, family, fill))
+            parts.append(_text_group("\n".join(paragraph)))
             top += layout.height + gap * s
         return Markup("\n".join(parts))
+
+    def stack_rows(self, items: list, w: float, h: float, *, size: float, min_size: float | None = None,
+                   pad: float = 0.8, min_row: float = 0.0, font: str = "body", bold: bool = False,
+                   italic: bool = False, line_height: float = 1.15) -> dict[str, Any]:
+        """Rows of text stacked in at most `h` mm, all at ONE size: the largest at which every row,
+        `w` wide, fits with `pad` above and below it (and at least `min_row` tall). A card's rows
+        set this way read as one text, where separately fitted boxes each pick a size of their
+        own. Returns {"size": s, "heights": [row heights], "height": their sum}."""
+        family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
+        runs = [self._runs(item, bold, italic) for item in items]
+        for s in textfit._candidate_sizes(size, min_size or size):
+            with self._glyphs([run for r in runs for run in r]):
+                layouts = [textfit.fit_text(r, w, h, family=family, max_size=s, min_size=s,
+                                            line_height=line_height, fonts=self.fonts) for r in runs]
+            heights = [max(min_row, lay.height + 2 * pad) for lay in layouts]
+            if sum(heights) <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
+                break
+        else:
+            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm")
+        return {"size": s, "heights": heights, "height": sum(heights)}
 
     def effect_runs(self, effect) -> list:
         return cardtext.effect_runs(self.snapshot, effect)
@@ -321,6 +326,11 @@ def _check_svg(svg: str, project_root: Path, what: str, loc: Loc) -> None:
         raise BuildError(f"{what} is not well-formed SVG: {exc} (line {line}, column {column + 1} of the "
                          "rendered card)", loc) from None
     contain.check_card_refs(svg, project_root, what, loc)
+
+
+def _text_group(body: str) -> str:
+    """Fitted text (with its inline icons) as one group, so the preflight can find text blocks."""
+    return f'<g class="{TEXT_CLASS}">{body}</g>' if body else ""
 
 
 def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:

@@ -5,7 +5,7 @@ estimated. That is exact for our renderer: cairosvg draws through cairo's toy fo
 letter at a time, advancing by each glyph's advance width, with no kerning or other shaping.
 (Verified: Cinzel kerns "AV" by -0.105 em in GPOS, yet cairo's advance for "AV" equals the
 plain hmtx sum, and rendered ink matches the unkerned width; see tests/test_textfit.py.)
-PNGs match too because `cardgen.rasterise` renders them with unhinted metrics, as PDFs are.
+PNGs match too because `cardgen.render.svgconvert` renders them with unhinted metrics, as PDFs are.
 A line's width counts ink reaching past the advances (Cinzel's Q tail, italic f), and line
 boxes use an ascent/descent covering every glyph, so ink stays inside the box as well.
 
@@ -30,7 +30,7 @@ from itertools import product
 from typing import Callable, Literal, Union
 from xml.sax.saxutils import escape, quoteattr
 
-from cardgen.fonts import FontSet
+from .fonts import FontSet
 
 SIZE_STEP = 0.25
 ICON_SIZE = 1.0  # em

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..errors import Finding, InputError, Loc
 from . import cardtable, model, yamlsource
-from .errors import Finding, InputError, Loc
 from .project import Project
 from .snapshot import Card, Effect, Game, Snapshot, VersionInfo
 
@@ -89,7 +89,7 @@ def _load_version(project: Project, game: Game, version: str):
     return doc, model.parse_model(model.VersionFile, doc)
 
 
-def _use_raw(doc: yamlsource.Document, key: str) -> None:
+def _use_raw(doc: yamlsource.YamlDocument, key: str) -> None:
     """Version names are text: `extends: 3.10` must not become the number 3.1."""
     if doc.data.get(key) is not None and (key,) in doc.raw:
         doc.data[key] = normalise_version(doc.raw[(key,)])

@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .errors import BuildError
+from ..errors import BuildError
 from .snapshot import Effect, Snapshot
 
 ICON_MARK = re.compile(r"\x00icon:([^|\x00]+)\|([^\x00]*)\x00")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pydantic import Field, StrictInt
 
+from ..errors import InputError, Loc
 from . import model, yamlsource
-from .errors import InputError, Loc
 
 PROJECT_FILE = "cardgen.yml"
 
@@ -131,3 +131,11 @@ def load_project(root: Path) -> Project:
     doc = yamlsource.load(file)
     config = model.parse_model(ProjectFile, doc)
     return Project(root, config)
+
+
+def check_out_dir(project: Project, out_dir: Path) -> Path:
+    """Never write over the user's sources: refuse the project root and its source folders
+    (compared after resolving symbolic links; see cardgen.outputs)."""
+    from ..outputs import refuse_sources
+
+    return refuse_sources(project, out_dir, "build")

@@ -10,20 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..buildtypes import PAPER_SIZES, Paper  # noqa: F401  (re-exported: the imposition's papers)
+
 EPS_MM = 1e-6  # tolerance for "fits exactly" comparisons of float millimetres
-
-
-@dataclass(frozen=True)
-class Paper:
-    name: str
-    width_mm: float
-    height_mm: float
-
-
-PAPERS: dict[str, Paper] = {
-    "a4": Paper("A4", 210.0, 297.0),
-    "letter": Paper("Letter", 215.9, 279.4),
-}
 
 
 @dataclass(frozen=True)

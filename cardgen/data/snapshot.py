@@ -10,8 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import Loc
-from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Size, Symbol, ValueSpec
+from ..errors import Loc
+from .model import (
+    CardType,
+    Claim,
+    Deck,
+    EffectKind,
+    GameFile,
+    Notes,
+    Size,
+    Symbol,
+    ValueSpec,
+)
 
 NAMED_SIZES = {
     "poker": Size(width_mm=63, height_mm=88),
@@ -72,7 +82,7 @@ class Game:
     id: str
     dir: Path
     file: GameFile
-    source: Any  # the yamlsource.Document of game.yml, for locations
+    source: Any  # the yamlsource.YamlDocument of game.yml, for locations
 
     @property
     def name(self) -> str:

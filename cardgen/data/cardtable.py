@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, Loc
+from ..errors import InputError, Loc
 from .model import ValueSpec
 
 MAX_TABLE_BYTES = 5_000_000

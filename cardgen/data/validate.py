@@ -18,8 +18,9 @@ from typing import Any, Callable
 
 from jinja2 import TemplateError
 
-from . import cardtext, contain
-from .errors import BuildError, Finding, Loc
+from .. import contain
+from ..errors import BuildError, Finding, Loc
+from . import cardtext
 from .model import ValueSpec
 from .project import Project
 from .snapshot import Card, Snapshot
@@ -53,15 +54,9 @@ class Report:
         return [f for f in self.findings if f.severity == "error"]
 
 
-def validate(project: Project, snapshot: Snapshot, render: bool = True) -> list[Finding]:
-    """Every finding about a version. With `render` (the default) the cards and backs are also
-    rendered to SVG, without rasterising, so a clean validate means a build that works."""
-    return check(project, snapshot, render)[0]
-
-
-def check(project: Project, snapshot: Snapshot, render: bool = True):
-    """(findings, rendered set or None): what `validate` reports, plus the SVG faces it
-    rendered, which the build goes on with instead of rendering them again."""
+def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
+    """Every finding about a version's data. `cardgen.checks.validate` adds the render checks
+    (every card rendered to SVG), which is what the `validate` and `build` commands run."""
     report = Report()
     ctx = _Context(project, snapshot, report)
     ctx.check_game()
@@ -72,37 +67,7 @@ def check(project: Project, snapshot: Snapshot, render: bool = True):
     ctx.check_limits()
     report.findings += snapshot.remarks
     run_plugin(snapshot, report)
-    rendered = None
-    if render and not report.errors:  # the renderer assumes the data checks passed
-        rendered = render_checks(project, snapshot, report)
-    return sorted(report.findings, key=_order), rendered
-
-
-def render_checks(project: Project, snapshot: Snapshot, report: Report):
-    """Render every card and back to SVG as the build does; each failure is a finding naming
-    the card (a template reading a field the card lacks, a missing glyph, a bad icon)."""
-    from .errors import CardgenError
-    from .render import RenderedSet, Renderer
-
-    renderer = Renderer(project, snapshot)
-    rendered = RenderedSet()
-    failed = False
-    for card in snapshot.cards:
-        try:
-            rendered.faces[card.id] = renderer.render_card(card)
-        except CardgenError as exc:
-            report.error("render", exc.message, card=card.id, loc=exc.loc or card.loc)
-            failed = True
-    for deck_id, deck in snapshot.game.decks.items():
-        if deck.back and snapshot.cards_in_deck(deck_id):
-            try:
-                rendered.backs[deck_id] = renderer.render_back(deck_id)
-            except CardgenError as exc:
-                report.error("render", exc.message, loc=exc.loc or snapshot.game.source.loc("decks", deck_id))
-                failed = True
-    report.findings += renderer.findings
-    rendered.warnings = list(renderer.warnings)
-    return None if failed else rendered
+    return sorted(report.findings, key=_order)
 
 
 def _order(f: Finding):
@@ -471,3 +436,16 @@ def load_plugin(path: Path):
         del sys.modules[mod_name]
         raise
     return module
+
+
+class ValidationFailed(BuildError):
+    def __init__(self, errors: list[Finding], strict: bool = False, what: str = "built"):
+        kind = "warning(s) and --strict" if strict else "error(s) in the game data"
+        super().__init__(f"{len(errors)} {kind}; nothing was {what}")
+        self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join([str(e) for e in self.errors] + [self.message])
+
+    def report_lines(self) -> list[str]:
+        return [str(e) for e in self.errors] + [f"error: {self.message}"]

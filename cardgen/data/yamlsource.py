@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError, Loc
+from ..errors import InputError, Loc
 
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000  # after alias expansion
@@ -48,7 +48,7 @@ Path_ = tuple  # a path into the data: keys and list indexes
 
 
 @dataclass
-class Document:
+class YamlDocument:
     """Plain data from one YAML file plus the location of every value (by path)."""
 
     file: Path
@@ -66,7 +66,7 @@ class Document:
         return self.locations.get((), Loc(self.file, 1, 1))
 
 
-def load(file: Path) -> Document:
+def load(file: Path) -> YamlDocument:
     file = Path(file)
     try:
         raw = file.read_bytes()
@@ -87,7 +87,7 @@ def load(file: Path) -> Document:
     return parse(text, file)
 
 
-def parse(text: str, file: Path) -> Document:
+def parse(text: str, file: Path) -> YamlDocument:
     _check_depth(text, file)
     loader = Loader(text)
     try:
@@ -108,7 +108,7 @@ def parse(text: str, file: Path) -> Document:
         raise InputError(
             f"expected a mapping at the top level, found {type_name(data)}", _loc(file, node.start_mark)
         )
-    return Document(file, data, builder.locations, builder.raw)
+    return YamlDocument(file, data, builder.locations, builder.raw)
 
 
 def _check_depth(text: str, file: Path) -> None:

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pikepdf
 
-from . import cache as cache_mod
-from .atomic import atomic_path
-from .imposition import PAPERS, SheetSpec, Slot, grid_for, impose, tile
-from .pipeline import BuildOptions, FaceFiles, Output
-from .project import Project
-from .render import RenderedSet
-from .snapshot import Snapshot
+from .. import cache as cache_mod
+from ..atomic import atomic_path
+from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from .geometry import SheetSpec, Slot
+from .impose import impose
+from .layout import grid_for
+from .tiling import tile
 
 CODE_VERSION = "sheets-1"  # bump when the sheet layout code changes what it draws
 
@@ -48,7 +50,7 @@ def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, Fac
                          shape=ctype.shape)
         key = (size.width_mm, size.height_mm, ctype.shape)
         if key not in groups:
-            cols, rows = grid_for(spec, PAPERS[paper])
+            cols, rows = grid_for(spec, PAPER_SIZES[paper])
             label = ctype.label if ctype.shape == "circle" or (cols * rows == 0) else "cards"
             groups[key] = Group(label, spec, [], cols * rows == 0)
         front = files[rendered.faces[card.id].key].pdf
@@ -82,9 +84,9 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
             for i, group in enumerate(groups):
                 part = Path(tmp) / f"part{i}.pdf"
                 if group.tiled:
-                    _tile_group(group, PAPERS[paper_name], part, title, font, snapshot.game.file.bleed_mm)
+                    _tile_group(group, PAPER_SIZES[paper_name], part, title, font, snapshot.game.file.bleed_mm)
                 else:
-                    impose(group.slots, group.spec, PAPERS[paper_name], part, duplex=options.duplex,
+                    impose(group.slots, group.spec, PAPER_SIZES[paper_name], part, duplex=options.duplex,
                            title=f"{title} - {group.label}", font_path=font)
                 parts.append(part)
             pages = _concatenate(parts, out)

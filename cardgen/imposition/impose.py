@@ -5,10 +5,17 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from .geometry import ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .layout import SheetLayout, layout_for
 from .marks import circle_marks, crop_marks
-from .model import ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
-from .pdfwrite import Draw, PagePlan, SourceLibrary, fit_footer, register_font, write_pdf
+from .pdfwrite import (
+    Draw,
+    PagePlan,
+    SourceLibrary,
+    fit_footer,
+    register_font,
+    write_sheet_pdf,
+)
 
 
 def impose(slots: list[Slot], spec: SheetSpec, paper: Paper, out: Path, *,
@@ -46,7 +53,7 @@ def impose(slots: list[Slot], spec: SheetSpec, paper: Paper, out: Path, *,
                 fit_footer(plan, font, spec.margin_mm)
                 plans.append(plan)
                 placements += placed
-        write_pdf(plans, library, out, font=font, margin_mm=spec.margin_mm, title=title)
+        write_sheet_pdf(plans, library, out, font=font, margin_mm=spec.margin_mm, title=title)
     return ImposedSheets(
         path=Path(out), pages=len(plans), per_page=per_page, cols=layout.cols, rows=layout.rows,
         placements=placements, marks=[m for plan in plans for m in plan.marks],

@@ -1,4 +1,4 @@
-"""SVG -> vector PDF and SVG -> PNG with cairosvg, reproducibly and in parallel.
+"""One SVG -> vector PDF or PNG with cairosvg, reproducibly (the rasterise stage runs it in parallel).
 
 Reproducible means the same SVG gives byte-identical files on every run, so rebuilt cards
 that did not change show no diff and caches can compare bytes. What cairo 1.16 does:
@@ -10,7 +10,7 @@ that did not change show no diff and caches can compare bytes. What cairo 1.16 d
   writes no time or text chunks.
 
 PNG text is drawn with unhinted glyph metrics, like the PDF, so it lands where
-`cardgen.textfit` measured it. cairo's image surfaces default to hinted metrics, which round
+`cardgen.render.textfit` measured it. cairo's image surfaces default to hinted metrics, which round
 every advance to whole pixels (a 61 mm line of 3.5 mm text came out 0.47 mm too wide at
 300 dpi). The only switch cairosvg offers, text-rendering="geometricPrecision", also selects
 ANTIALIAS_BEST, which cairo 1.16 renders as garbled glyphs on image surfaces; so we set the
@@ -18,8 +18,8 @@ metrics default in cairosvg's own lookup table while rendering (`_unhinted_text`
 origins are still rounded to whole pixels by cairo 1.16's image backend (at most half a pixel,
 not accumulating).
 
-Text only comes out in the project fonts if `cardgen.fonts.use_project_fonts` ran first in
-the process; `svg_to_pdf` and `svg_to_png` refuse to render otherwise, and `render_jobs`
+Text only comes out in the project fonts if `cardgen.render.fonts.use_project_fonts` ran first in
+the process; `svg_to_pdf` and `svg_to_png` refuse to render otherwise, and `rasterise.rasterise_jobs`
 sets it up in every worker.
 """
 
@@ -27,15 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import io
-import multiprocessing
-import os
 import re
-import signal
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 from xml.etree import ElementTree
 
 import cairocffi
@@ -45,27 +39,12 @@ import cairosvg.surface
 import pikepdf
 from PIL import Image
 
-from cardgen.errors import BuildError, CardgenError
-from cardgen import atomic, fonts
-from cardgen.units import mm_to_px
+from .. import atomic
+from ..errors import RasterError
+from ..units import mm_to_px
+from . import fonts
 
 _MM_LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*mm\s*")
-
-
-class RenderError(BuildError):
-    """A render job failed; the message names the job's key."""
-
-
-@dataclass(frozen=True)
-class RenderJob:
-    """One SVG to render to a PDF and/or a PNG; `key` names it in errors (e.g. the card id)."""
-
-    svg: str
-    pdf: Path | None
-    png: Path | None
-    dpi: int = 300
-    size_px: tuple[int, int] | None = None
-    key: str = ""
 
 
 def offline_fetch(url: str, resource_type: str) -> bytes:
@@ -76,7 +55,7 @@ def offline_fetch(url: str, resource_type: str) -> bytes:
     """
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme not in ("data", "file"):
-        raise RenderError(f"refusing to fetch {url}: builds never use the network (embed the file in the project)")
+        raise RasterError(f"refusing to fetch {url}: builds never use the network (embed the file in the project)")
     return cairosvg.url.fetch(url, resource_type)
 
 
@@ -171,91 +150,3 @@ def svg_size_mm(svg: str) -> tuple[float, float]:
             raise ValueError(f"SVG {attribute} must be in mm (like '69mm'), got {value!r}")
         sizes.append(float(match.group(1)))
     return sizes[0], sizes[1]
-
-
-def render_jobs(
-    jobs: list[RenderJob],
-    *,
-    workers: int | None = None,
-    on_done: Callable[[RenderJob], None] | None = None,
-    fonts_dir: Path = fonts.PROJECT_FONTS_DIR,
-    cache_dir: Path | None = None,
-) -> None:
-    """Render all jobs, in parallel processes unless there is one worker or one job.
-
-    Workers are spawned (not forked) so each starts with fontconfig untouched and the
-    initializer can point it at the project fonts, whatever the parent process did.
-    `on_done` runs in this process as each job finishes, in completion order. The first
-    failure cancels the jobs not yet started and raises RenderError naming the job's key.
-    """
-    workers = min(workers or os.cpu_count() or 1, len(jobs))
-    if workers <= 1:
-        fonts.use_project_fonts(fonts_dir, cache_dir)
-        for job in jobs:
-            _run_reporting(job)
-            if on_done:
-                on_done(job)
-        return
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_worker_init,
-        initargs=(fonts_dir, cache_dir),
-    ) as pool:
-        pending: dict[Future, RenderJob] = {pool.submit(_run, job): job for job in jobs}
-        try:
-            _collect(pending, on_done)
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
-
-
-def _worker_init(fonts_dir: Path, cache_dir: Path | None) -> None:
-    """Workers leave Ctrl-C to the main process, which stops them and prints one line
-    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    fonts.use_project_fonts(fonts_dir, cache_dir)
-
-
-def _collect(pending: dict[Future, RenderJob], on_done: Callable[[RenderJob], None] | None):
-    """Wait for futures as they complete; report each, raise on the first failure."""
-    while pending:
-        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-        for future in done:
-            job = pending.pop(future)
-            error = future.exception()
-            if isinstance(error, BrokenProcessPool):
-                raise RenderError(f"{job.key or 'a render job'}: a render process ended abruptly (out of memory, "
-                                  "or killed); run again with --jobs 1 to see the card's own error") from None
-            if error is not None:
-                raise _job_error(job, error) from None
-            if on_done:
-                on_done(job)
-
-
-def _run_reporting(job: RenderJob) -> None:
-    try:
-        _run(job)
-    except RenderError as error:
-        raise _job_error(job, error) from None
-
-
-def _job_error(job: RenderJob, error: BaseException) -> RenderError:
-    """The one line the user sees, the same whether the job ran here or in a worker."""
-    if isinstance(error, CardgenError):
-        return RenderError(f"rendering {job.key or 'a card'} failed: {error}")
-    return RenderError(f"rendering {job.key or 'a card'} failed: {type(error).__name__}: {error}")
-
-
-def _run(job: RenderJob) -> None:
-    """Top-level (picklable) worker entry point. Any failure comes back as a plain RenderError
-    (always picklable), never as an exception object the main process cannot rebuild."""
-    try:
-        if job.pdf is not None:
-            svg_to_pdf(job.svg, job.pdf)
-        if job.png is not None:
-            svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
-    except CardgenError as exc:
-        raise RenderError(str(exc)) from None
-    except Exception as exc:
-        raise RenderError(f"{type(exc).__name__}: {exc}") from None

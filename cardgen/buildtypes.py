@@ -1,0 +1,120 @@
+"""The plain data that flows between the build's stages, and the paper list they share.
+
+Every stage (render, rasterise, imposition, rulebook, export) imports its inputs and outputs
+from here rather than from the stage that produced them or the pipeline that runs them, so no
+stage depends on another stage's module and none on the pipeline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from .errors import Finding
+
+
+@dataclass(frozen=True)
+class Paper:
+    name: str
+    width_mm: float
+    height_mm: float
+
+
+PAPER_SIZES: dict[str, Paper] = {
+    "a4": Paper("A4", 210.0, 297.0),
+    "letter": Paper("Letter", 215.9, 279.4),
+}
+PAPER_NAMES: tuple[str, ...] = tuple(PAPER_SIZES)  # what `--paper both` builds, in this order
+
+
+@dataclass
+class BuildOptions:
+    papers: tuple[str, ...] = PAPER_NAMES
+    duplex: bool = True
+    png: bool = True
+    dpi: int = 300
+    out_dir: Path | None = None
+    workers: int | None = None
+    only_cards: set[str] | None = None  # update packs: print just these cards
+    rulebook: bool = True
+    sheets: bool = True
+    strict: bool = False  # warnings stop the build too (CI of a game project)
+
+
+@dataclass(frozen=True)
+class Face:
+    """One distinct printable image: a card face or a deck back, as SVG text."""
+
+    key: str  # unique, file-name safe: "card-arming-sword", "back-market"
+    svg: str
+    width_mm: float  # including bleed
+    height_mm: float
+    shape: str = "rect"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class RenderedSet:
+    """What the card renderer hands on: faces, backs, and which card uses which."""
+
+    faces: dict[str, Face] = field(default_factory=dict)  # card id -> face
+    backs: dict[str, Face] = field(default_factory=dict)  # deck id -> back (absent: blank back)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FaceFiles:
+    """Where a face's cached renders are: PDF for the sheets, PNG for exports."""
+
+    face: Face
+    pdf: Path
+    png: Path | None
+
+
+@dataclass
+class Rasterised:
+    """What the rasterise stage hands on: every face's files, and how many it had to render."""
+
+    files: dict[str, FaceFiles]  # face key -> cached PDF/PNG
+    rendered: int  # faces rasterised in this run (cache misses)
+
+
+@dataclass
+class Output:
+    path: Path
+    what: str
+    pages: int = 0
+    rebuilt: bool = True
+    warnings: list[str] = field(default_factory=list)  # remarks of the tool that made it
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    outputs: list[Output] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # every warning as a line: findings, then remarks
+    findings: list[Finding] = field(default_factory=list)  # the validator's and preflight's
+    remarks: list[str] = field(default_factory=list)  # the output tools' (weasyprint...)
+    rendered: int = 0  # card images rasterised in this run (cache misses)
+    faces: int = 0
+    cards: RenderedSet | None = None  # the SVG faces and backs
+    files: dict[str, FaceFiles] = field(default_factory=dict)  # face key -> cached PDF/PNG
+
+
+class Progress:
+    """What the stages report while they work; the CLI shows it as a progress bar."""
+
+    def start(self, label: str, total: int) -> None: ...
+    def advance(self, n: int = 1) -> None: ...
+    def stop(self) -> None: ...
+
+    @contextlib.contextmanager
+    def stage(self, label: str) -> Iterator[None]:
+        """A step with no countable parts (laying out a PDF): shown as a spinner."""
+        yield

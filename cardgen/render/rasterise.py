@@ -1,0 +1,194 @@
+"""Rasterise stage: every face's SVG -> vector PDF (for sheets) and PNG (for people and exports).
+
+Renders are cached by content under build/.cache/faces (keyed by the SVG, the fonts and the
+renderer versions), so a rebuild renders only faces that changed, in parallel processes. The
+conversion of one SVG lives in `svgconvert` (cairosvg), imported only when something must be
+rendered: a no-op rebuild never loads cairo.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .. import cache as cache_mod
+from ..atomic import write_text
+from ..buildtypes import (
+    BuildOptions,
+    Face,
+    FaceFiles,
+    Progress,
+    Rasterised,
+    RenderedSet,
+)
+from ..data.project import Project
+from ..errors import CardgenError, RasterError
+from ..outputs import remove_stale
+from . import fonts
+
+
+@dataclass(frozen=True)
+class RasterJob:
+    """One SVG to render to a PDF and/or a PNG; `key` names it in errors (e.g. the card id)."""
+
+    svg: str
+    pdf: Path | None
+    png: Path | None
+    dpi: int = 300
+    size_px: tuple[int, int] | None = None
+    key: str = ""
+
+
+class Rasteriser:
+    """SVG -> vector PDF (for sheets) and PNG (for people and exports), cached by content."""
+
+    def __init__(self, project: Project, options: BuildOptions, progress: Progress):
+        self.project = project
+        self.options = options
+        self.progress = progress
+        self.cache = cache_mod.Cache(project.build_dir / ".cache" / "faces")
+        self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
+                                        cache_mod.folder_digest(str(project.fonts_dir)))
+
+    def key(self, face: Face) -> str:
+        return cache_mod.digest_of(self.salt, face.digest)
+
+    def run(self, rendered: RenderedSet, out_dir: Path) -> Rasterised:
+        faces = list(rendered.faces.values()) + list(rendered.backs.values())
+        files: dict[str, FaceFiles] = {}
+        jobs = []
+        for face in faces:
+            key = self.key(face)
+            pdf = self.cache.path(key, ".pdf")
+            png = self.cache.path(f"{key}-{self.options.dpi}", ".png") if self.options.png else None
+            files[face.key] = FaceFiles(face, pdf, png)
+            need_pdf = not pdf.is_file()
+            need_png = png is not None and not png.is_file()
+            if need_pdf or need_png:
+                jobs.append(RasterJob(svg=face.svg, pdf=pdf if need_pdf else None,
+                                      png=png if need_png else None, dpi=self.options.dpi, key=face.key))
+        if jobs:
+            self.progress.start("Rendering cards", len(jobs))
+            try:
+                rasterise_jobs(jobs, workers=self.options.workers, on_done=lambda job: self.progress.advance(),
+                            fonts_dir=self.project.fonts_dir,
+                            cache_dir=self.project.build_dir / ".cache" / "fontconfig")
+            finally:
+                self.progress.stop()
+        self._publish(files, out_dir)
+        return Rasterised(files, rendered=len(jobs))
+
+    def _publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
+        """Copy SVG and PNG of every face into the output folder; remove ones no longer built."""
+        svg_dir, png_dir = out_dir / "svg", out_dir / "png"
+        wanted_svg, wanted_png = set(), set()
+        for key, ff in sorted(files.items()):
+            svg_path = svg_dir / f"{key}.svg"
+            wanted_svg.add(svg_path.name)
+            if not svg_path.is_file() or svg_path.read_text(encoding="utf-8") != ff.face.svg:
+                write_text(svg_path, ff.face.svg)
+            if ff.png is not None:
+                png_path = png_dir / f"{key}.png"
+                wanted_png.add(png_path.name)
+                cache_mod.place(ff.png, png_path)
+        # only files an earlier build wrote and recorded go: a user's own files stay, and so do
+        # the PNGs of a `--no-png` build (it did not touch png/ at all)
+        remove_stale(svg_dir, wanted_svg)
+        if self.options.png:
+            remove_stale(png_dir, wanted_png)
+
+
+def rasterise_jobs(
+    jobs: list[RasterJob],
+    *,
+    workers: int | None = None,
+    on_done: Callable[[RasterJob], None] | None = None,
+    fonts_dir: Path = fonts.PROJECT_FONTS_DIR,
+    cache_dir: Path | None = None,
+) -> None:
+    """Render all jobs, in parallel processes unless there is one worker or one job.
+
+    Workers are spawned (not forked) so each starts with fontconfig untouched and the
+    initializer can point it at the project fonts, whatever the parent process did.
+    `on_done` runs in this process as each job finishes, in completion order. The first
+    failure cancels the jobs not yet started and raises RasterError naming the job's key.
+    """
+    workers = min(workers or os.cpu_count() or 1, len(jobs))
+    if workers <= 1:
+        fonts.use_project_fonts(fonts_dir, cache_dir)
+        for job in jobs:
+            _run_reporting(job)
+            if on_done:
+                on_done(job)
+        return
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_worker_init,
+        initargs=(fonts_dir, cache_dir),
+    ) as pool:
+        pending: dict[Future, RasterJob] = {pool.submit(_run, job): job for job in jobs}
+        try:
+            _collect(pending, on_done)
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+def _worker_init(fonts_dir: Path, cache_dir: Path | None) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and prints one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fonts.use_project_fonts(fonts_dir, cache_dir)
+
+
+def _collect(pending: dict[Future, RasterJob], on_done: Callable[[RasterJob], None] | None):
+    """Wait for futures as they complete; report each, raise on the first failure."""
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            job = pending.pop(future)
+            error = future.exception()
+            if isinstance(error, BrokenProcessPool):
+                raise RasterError(f"{job.key or 'a render job'}: a render process ended abruptly (out of memory, "
+                                  "or killed); run again with --jobs 1 to see the card's own error") from None
+            if error is not None:
+                raise _job_error(job, error) from None
+            if on_done:
+                on_done(job)
+
+
+def _run_reporting(job: RasterJob) -> None:
+    try:
+        _run(job)
+    except RasterError as error:
+        raise _job_error(job, error) from None
+
+
+def _job_error(job: RasterJob, error: BaseException) -> RasterError:
+    """The one line the user sees, the same whether the job ran here or in a worker."""
+    if isinstance(error, CardgenError):
+        return RasterError(f"rendering {job.key or 'a card'} failed: {error}")
+    return RasterError(f"rendering {job.key or 'a card'} failed: {type(error).__name__}: {error}")
+
+
+def _run(job: RasterJob) -> None:
+    """Top-level (picklable) worker entry point. Any failure comes back as a plain RasterError
+    (always picklable), never as an exception object the main process cannot rebuild."""
+    from .svgconvert import svg_to_pdf, svg_to_png
+
+    try:
+        if job.pdf is not None:
+            svg_to_pdf(job.svg, job.pdf)
+        if job.png is not None:
+            svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
+    except CardgenError as exc:
+        raise RasterError(str(exc)) from None
+    except Exception as exc:
+        raise RasterError(f"{type(exc).__name__}: {exc}") from None

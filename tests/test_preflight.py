@@ -1,0 +1,245 @@
+"""The print preflight, read from the rendered cards' geometry: on the real games (clean) and on a
+deliberately broken copy (every kind of fault found, by card id, through the findings channel)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cardgen.buildtypes import BuildOptions
+from cardgen.colour import contrast_ratio
+from cardgen.data.project import load_project
+from cardgen.data.versions import available_versions, load_game, resolve
+from cardgen.pipeline import build
+from cardgen.preflight import SAFE_MM, preflight
+from cardgen.preflight.geometry import read_shapes
+from cardgen.render.cards import CardRenderer
+from cardgen.render.fonts import FontSet
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _all_versions(project):
+    for game_id in project.game_ids():
+        game = load_game(project, game_id)
+        for version in available_versions(project, game):
+            yield game_id, version, resolve(project, game, version)
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    """Every version of every game, rendered to SVG once: {(game, version): (snapshot, set)}."""
+    project = load_project(ROOT)
+    return {(g, v): (s, CardRenderer(project, s).render_all()) for g, v, s in _all_versions(project)}
+
+
+@pytest.fixture(scope="module")
+def fonts():
+    return FontSet(ROOT / "fonts")
+
+
+def test_the_real_games_pass_the_preflight(rendered, fonts):
+    assert len(rendered) == 7  # King's Blade 1, 2, 3, 3.1 and the three other games
+    faces = 0
+    for (game, version), (snapshot, result) in rendered.items():
+        findings = preflight(snapshot, result, fonts)
+        assert [str(f) for f in findings] == [], (game, version)
+        faces += len(result.faces) + len(result.backs)
+    assert faces > 150
+
+
+def test_small_text_contrast_is_at_least_4_5_on_every_card(rendered, fonts):
+    """WCAG 2 AA over every text block of every face and back, against the colours under it."""
+    from cardgen.preflight import _backgrounds
+
+    checked, worst = 0, 99.0
+    for (game, version), (snapshot, result) in rendered.items():
+        for key, face in list(result.faces.items()) + list(result.backs.items()):
+            shapes = read_shapes(face.svg, fonts)
+            for text in (s for s in shapes if s.kind == "text"):
+                need = 4.5 if text.font_size < 6.35 else 3.0
+                ratio = min(contrast_ratio(text.fill, bg) for bg in _backgrounds(text, shapes))
+                assert ratio >= need, (game, version, key, text.text, round(ratio, 2))
+                checked += 1
+                worst = min(worst, ratio / need)
+    assert checked > 800  # every title, label, index and effect row of 7 builds
+    assert worst >= 1.0
+
+
+def test_hilt_titles_are_dark_on_gold_and_metal_rarity_reads_on_any_colour(rendered, fonts):
+    _, result = rendered[("kings-blade", "3.1")]
+    shapes = read_shapes(result.faces["crossguard-hilt"].svg, fonts)
+    title = next(s for s in shapes if s.kind == "text" and s.text == "Crossguard Hilt")
+    assert title.fill == "#2a211b"  # white on #b8862b is 3.2:1, this is 5.3:1
+    for metal in ("steel", "orcish-steel", "dwarvish-steel", "elvish-steel"):
+        shapes = read_shapes(result.faces[metal].svg, fonts)
+        rarity = next(s for s in shapes if s.kind == "text" and s.text in ("Common", "Uncommon", "Rare", "Legendary"))
+        from cardgen.preflight import _backgrounds
+        assert min(contrast_ratio(rarity.fill, bg) for bg in _backgrounds(rarity, shapes)) >= 4.5, metal
+
+
+def test_nothing_but_bleed_lies_within_3_mm_of_the_trim(rendered, fonts):
+    """Geometry read back from the SVG: every edge of every element is >= 3 mm inside the trim
+    or reaches the bleed's outer edge (it bleeds off)."""
+    for (game, version), (snapshot, result) in rendered.items():
+        bleed = snapshot.game.file.bleed_mm
+        for key, face in list(result.faces.items()) + list(result.backs.items()):
+            if face.shape != "rect":
+                continue
+            w, h = face.width_mm - 2 * bleed, face.height_mm - 2 * bleed
+            for s in read_shapes(face.svg, fonts):
+                if s.kind == "icon" and s.opacity < 0.35:
+                    continue  # the backs' faint lattice runs off like a tint
+                for d in (s.box[0], s.box[1], w - s.box[2], h - s.box[3]):
+                    assert d >= SAFE_MM - 0.01 or d <= -bleed + 0.01, (game, key, s.kind, s.box)
+
+
+def test_backs_have_no_frame_no_upside_down_name_and_no_format_name(rendered, fonts):
+    for (game, version), (snapshot, result) in rendered.items():
+        for deck_id, back in result.backs.items():
+            assert "rotate(180" not in back.svg, (game, deck_id)
+            assert "Jumbo" not in back.svg
+            h = back.height_mm - 2 * snapshot.game.file.bleed_mm
+            shapes = read_shapes(back.svg, fonts)
+            w = back.width_mm - 2 * snapshot.game.file.bleed_mm
+            texts = [s.text for s in shapes if s.kind == "text"]
+            if game == "kings-blade":  # three decks of one size: each back names its deck, upright
+                deck = snapshot.game.decks[deck_id]
+                assert texts in ([snapshot.game.name, deck.name], []), (deck_id, texts)
+            else:  # told apart by colour and emblem: only the game's name, at the top
+                assert texts == ([] if back.shape == "circle" else [snapshot.game.name]), (game, deck_id, texts)
+                assert all(s.box[3] < h / 2 for s in shapes if s.kind == "text")
+            for s in shapes:
+                if s.kind in ("rect", "circle") and s.box[0] > -snapshot.game.file.bleed_mm + 0.01:
+                    # nothing outlines the back: a 1.5 mm duplex shift would show as uneven borders
+                    assert s.width < 0.6 * w or s.height < 0.6 * h, (game, deck_id, s.box)
+
+
+def test_one_effect_text_size_per_card_and_crucible_title_on_one_line(rendered, fonts):
+    sizes_seen = set()
+    for version in ("1", "2", "3", "3.1"):
+        snapshot, result = rendered[("kings-blade", version)]
+        for card in snapshot.cards:
+            if not card.effects:
+                continue
+            svg = result.faces[card.id].svg
+            body = [float(m) for m in re.findall(r'font-family="Alegreya Sans" font-size="([\d.]+)"', svg)]
+            assert len(body) >= len(card.effects), card.id
+            assert len(set(body)) == 1, (version, card.id, sorted(set(body)))
+            assert 2.4 <= body[0] <= 3.6
+            sizes_seen.add(body[0])
+    assert sizes_seen == {3.6}  # rows grow to fit their text, so every card keeps the full size
+    snapshot, result = rendered[("kings-blade", "1")]
+    assert snapshot.card("crucible").name == "Philosopher's Crucible"
+    shapes = read_shapes(result.faces["crucible"].svg, fonts)
+    title = next(s for s in shapes if s.kind == "text" and "Crucible" in s.text)
+    assert title.height < 1.2 * title.font_size  # one line: ink no taller than one em and a bit
+    assert title.font_size >= 2.6
+
+
+def test_every_sword_part_has_art_of_its_own_and_v3_art_is_plainly_visible(rendered):
+    icons = ROOT / "icons"
+    for version in ("1", "2", "3", "3.1"):
+        snapshot, _ = rendered[("kings-blade", version)]
+        parts = [c for c in snapshot.cards if c.type in ("blade", "hilt", "upgrade")]
+        arts = [c.art for c in parts]
+        assert len(set(arts)) == len(arts), version
+        drawings = {(icons / f"{a}.svg").read_bytes() for a in arts}
+        assert len(drawings) == len(arts)
+    v2 = rendered[("kings-blade", "2")][0].style["art_opacity"]
+    v3 = rendered[("kings-blade", "3")][0].style["art_opacity"]
+    assert v2 == 0.10 and v3 >= 0.45
+
+
+def test_v3_art_shows_in_print_and_lies_beside_the_text_panel(rendered, fonts):
+    """Rasterised, the art of a V3 card stands out from its paper several times more than V2's,
+    and nothing covers it: the effects box lies below the art."""
+    import io
+
+    import cairosvg
+    from PIL import Image
+
+    from cardgen.render.fonts import use_project_fonts
+
+    use_project_fonts()  # before cairo first draws text, as every render in cardgen does
+
+    def art_contrast(version: str) -> float:
+        _, result = rendered[("kings-blade", version)]
+        face = result.faces["crossguard-hilt"]
+        shapes = read_shapes(face.svg, fonts)
+        art = next(s for s in shapes if s.kind == "icon" and 0.05 < s.opacity < 1)
+        panel = next(s for s in shapes if s.kind == "rect" and s.fill == "#ffffff")
+        assert art.box[3] <= panel.box[1], version  # the art is not under the text panel
+        png = cairosvg.svg2png(bytestring=face.svg.encode(), dpi=150)
+        image = Image.open(io.BytesIO(png)).convert("L")
+        px = image.width / face.width_mm
+        bleed = 3
+        crop = image.crop(tuple(int((v + bleed) * px) for v in art.box))
+        values = sorted(crop.tobytes())  # 8-bit grey levels
+        return values[-len(values) // 20] - values[len(values) // 20]  # paper minus art, robustly
+
+    v2, v3 = art_contrast("2"), art_contrast("3")
+    assert v3 > 3 * v2, (v2, v3)
+    assert v3 >= 40, (v2, v3)  # of 255 grey levels, on the lightest type colour (hilt gold)
+
+
+# --- a deliberately broken copy -----------------------------------------------------------------
+
+def _break(project_root: Path) -> None:
+    part = project_root / "templates" / "kings-blade" / "part.svg.j2"
+    text = part.read_text(encoding="utf-8")
+    # the old layout: title box reaching into the points medallion, a panel 2.5 mm from the trim,
+    # white titles whatever the type colour
+    text = text.replace("{{ textbox(card.name, 19, 6.5, w - 23.5, 7,", "{{ textbox(card.name, 16.5, 6.5, w - 20, 7,")
+    text = text.replace('<circle cx="10.6" cy="10.6" r="6.6"', '<circle cx="9.5" cy="9.5" r="7.2"')
+    text = text.replace('<rect x="3.5" y="{{ panel_y }}" width="{{ w - 7 }}"', '<rect x="2.5" y="{{ panel_y }}" width="{{ w - 5 }}"')
+    text = text.replace("{% set on_c = ink_on(c, dark=ink) %}", '{% set on_c = "#ffffff" %}')
+    part.write_text(text, encoding="utf-8")
+    back = project_root / "templates" / "kings-blade" / "back.svg.j2"
+    back.write_text(back.read_text(encoding="utf-8") + '<rect x="3" y="3" width="{{ w - 6 }}" height="{{ h - 6 }}" '
+                    'fill="none" stroke="#ffffff" stroke-width="0.8"/>\n', encoding="utf-8")
+
+
+def test_the_preflight_finds_every_fault_of_a_broken_copy(project_copy, fonts):
+    _break(project_copy)
+    project = load_project(project_copy)
+    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+    findings = preflight(snapshot, CardRenderer(project, snapshot).render_all(), fonts)
+    by = {(f.card, f.code) for f in findings}
+    assert ("crossguard-hilt", "preflight-overlap") in by  # its long title runs into the medallion
+    overlap = next(f for f in findings if f.card == "crossguard-hilt" and f.code == "preflight-overlap")
+    assert "'Crossguard Hilt' overlaps a circle" in overlap.message
+    for cramped in ("shortsword-hilt", "guardsman-hilt"):  # they clear it by about half a millimetre
+        message = next(f.message for f in findings if f.card == cramped and f.code == "preflight-overlap")
+        gap = float(re.search(r"is ([\d.]+) mm from a circle", message).group(1))
+        assert 0 < gap < 1, message
+    assert ("arming-sword", "preflight-safe-zone") in by  # the panel's edge 2.5 mm from the trim
+    assert "2.5 mm from the left" in next(f.message for f in findings
+                                          if f.card == "arming-sword" and f.code == "preflight-safe-zone")
+    contrast = {f.card for f in findings if f.code == "preflight-contrast"}
+    assert {"crossguard-hilt", "royal-hilt", "katana-hilt"} <= contrast  # white on hilt gold
+    assert not contrast & {"arming-sword", "rapier"}  # white on blade red is fine (6.6:1)
+    frames = {f.card for f in findings if f.code == "preflight-back-frame"}
+    assert frames == {"back-blades", "back-market", "back-mine"}
+    assert all(f.severity == "warning" and f.loc is not None for f in findings)
+    # one line each, naming file:line:column and the card
+    assert all(re.match(r"^\S*versions/kings-blade/[\d.]+\.yml:\d+:\d+: warning: .+ \[card [a-z-]+\] \(preflight-[a-z-]+\)$",
+                        str(f)) for f in findings if not f.card.startswith("back-"))
+
+
+def test_build_warns_and_validate_lists_the_findings(project_copy, cli, tmp_path):
+    _break(project_copy)
+    project = load_project(project_copy)
+    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+    result = build(project, snapshot, BuildOptions(papers=("a4",), png=False, rulebook=False, sheets=False,
+                                                     out_dir=tmp_path / "out", workers=1))
+    codes = [f.code for f in result.findings if f.code.startswith("preflight-")]
+    assert codes and len(codes) == sum("(preflight-" in w for w in result.warnings)
+    plain = cli("validate", "--version", "3.1", cwd=project_copy)
+    assert plain.code == 0 and "crossguard-hilt" in plain.out and "(preflight-overlap)" in plain.out
+    strict = cli("validate", "--version", "3.1", "--strict", cwd=project_copy)
+    assert strict.code == 1
+    clean = cli("validate", "--version", "3.1", "--strict")
+    assert clean.code == 0, clean.out
