@@ -328,11 +328,12 @@ def test_card_template_may_use_a_file_of_the_project(cli, project_copy):
 ])
 def test_card_templates_run_in_the_sandbox(cli, project_copy, payload):
     edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n' + payload)
+    line = (project_copy / PART).read_text().splitlines().index(payload) + 1
     code, findings = findings_of(cli, project_copy)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and {f["code"] for f in errors} == {"render"}
-    assert re.search(r"template part\.svg\.j2:6 failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
+    assert re.search(rf"template part\.svg\.j2:{line} failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
 
 
 def test_rulebook_template_runs_in_the_sandbox(project_copy):
