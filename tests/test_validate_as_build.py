@@ -184,7 +184,7 @@ def test_docs_name_only_what_a_new_project_has(cli, tmp_path):
         assert (root / "templates/common" / name).is_file(), name
     card = root / "templates/dragon-race/card.svg.j2"
     card.write_text(card.read_text() + '{% import "playing-cards.j2" as pc %}\n'
-                    '{{ icon("common/crown", 20, 40, 5) }}{{ pc.rank_label(12) }}\n')
+                    '{{ icon("common/crown", 52, 17.5, 4) }}{{ pc.rank_label(12) }}\n')
     result = cli("validate", cwd=root)
     assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out, result.out + result.err
 
