@@ -318,6 +318,9 @@ def _override(card: Card, entry: model.CardOverride, doc, path, vid: str) -> Non
         if key == "effects":
             card.effects = _effects(entry.effects or [], doc, path)
         elif key in BUILTIN_CARD_KEYS:
+            if key in ("type", "name", "count") and getattr(entry, key) is None:
+                raise InputError(f"override of '{card.id}': {key} may not be empty (null); leave the key out "
+                                 "to keep the earlier value", doc.loc(*path, key))
             setattr(card, key, getattr(entry, key))
         else:
             card.fields[key] = (entry.model_extra or {})[key]
