@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .errors import Finding
+
+if TYPE_CHECKING:
+    from .data.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class BuildOptions:
     out_dir: Path | None = None
     workers: int | None = None
     only_cards: set[str] | None = None  # update packs: print just these cards
+    changed_since: Snapshot | None = None  # update packs: the cards whose face differs from this version's
     rulebook: bool = True
     sheets: bool = True
     strict: bool = False  # warnings stop the build too (CI of a game project)
@@ -95,6 +100,15 @@ class Output:
 
 
 @dataclass
+class Timing:
+    """How long one stage took (`cardgen build --timings`); stages in workers overlap in time."""
+
+    stage: str
+    seconds: float
+    detail: str = ""
+
+
+@dataclass
 class BuildResult:
     out_dir: Path
     outputs: list[Output] = field(default_factory=list)
@@ -105,6 +119,14 @@ class BuildResult:
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs
     files: dict[str, FaceFiles] = field(default_factory=dict)  # face key -> cached PDF/PNG
+    only_cards: set[str] | None = None  # the cards an update pack printed
+    timings: list[Timing] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def timed(self, stage: str, detail: str = "") -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        self.timings.append(Timing(stage, time.perf_counter() - started, detail))
 
 
 class Progress:

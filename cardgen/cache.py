@@ -1,9 +1,9 @@
 """Content-addressed cache: a stage's output is keyed by the hash of everything it reads.
 
 Rasterised cards are stored once per distinct SVG (+ fonts + renderer versions) under
-build/.cache/, shared by every version and game of the project, so a rebuild re-renders only
-what changed. Whole output files (sheets, rulebooks) are skipped when the hash of their inputs
-matches the one recorded in the output folder's manifest.
+build/.cache/ (`Project.cache_dir`), shared by every version and game of the project, so a
+rebuild re-renders only what changed. Whole output files (sheets, rulebooks) are skipped when
+the hash of their inputs matches the one recorded in the output folder's manifest.
 """
 
 from __future__ import annotations
@@ -116,10 +116,10 @@ class Manifest:
         write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
 
 
-def jinja_bytecode_cache(project_build_dir: Path):
+def jinja_bytecode_cache(cache_dir: Path):
     """Compiled templates kept between runs: compiling is most of a no-op rebuild's template time."""
     from jinja2 import FileSystemBytecodeCache
 
-    folder = project_build_dir / ".cache" / "jinja"
+    folder = cache_dir / "jinja"
     folder.mkdir(parents=True, exist_ok=True)
     return FileSystemBytecodeCache(str(folder))

@@ -1,16 +1,18 @@
-"""The build pipeline: load -> resolve -> validate (renders SVG) -> preflight -> rasterise -> impose (-> rulebook).
+"""The build pipeline: load -> resolve -> validate -> render SVG -> preflight -> rasterise -> impose (-> rulebook).
 
 Each stage reads plain data from the one before; rasterised cards are cached by content, and
 whole output files are skipped when their inputs are unchanged (see cache.py). Everything the
-build writes goes through `outputs.open_output`: the folder is locked, its files recorded.
+build writes goes through `outputs.open_output`: the folder is locked and its files recorded.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from pathlib import Path
 
 from . import cache as cache_mod
-from .buildtypes import BuildOptions, BuildResult, Progress
+from .buildtypes import BuildOptions, BuildResult, Progress, Timing
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
 from .checks import check
@@ -19,6 +21,7 @@ from .outputs import open_output
 from .preflight import preflight
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
+from .workers import Workers
 
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
@@ -27,41 +30,79 @@ def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
 
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
           progress: Progress | None = None) -> BuildResult:
+    """Validate, render, then rasterise the cards, impose the sheets and lay out the rulebook.
+
+    The slow steps share one pool of worker processes (`workers.py`): card renders are queued
+    first, the rulebooks behind them, so a core that runs out of cards moves on to a rulebook
+    while this process imposes the sheets as soon as the cards are done.
+    """
     options = options or BuildOptions()
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
-    # the validator renders every card to SVG (so validate and build fail alike); the build
-    # goes on with those faces
-    findings, rendered = check(project, snapshot)
+    result = BuildResult(out_dir)
+    # the checks render every card to SVG (so `validate` and `build` fail alike); the build goes
+    # on with those faces
+    with result.timed("validate", "data checks, and card faces and backs rendered as SVG"):
+        findings, rendered = check(project, snapshot)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
-    findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    with result.timed("preflight", "text, safe zones and fonts of every face"):
+        findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
     warnings = [f for f in findings if f.severity == "warning"]
     if options.strict and warnings:
         raise ValidationFailed(warnings, strict=True)
-    result = BuildResult(out_dir, findings=findings)
+    result.findings = findings
     result.warnings += [str(f) for f in findings]
     result.faces = len(rendered.faces) + len(rendered.backs)
+    if options.changed_since is not None:
+        from .diff.faces import card_faces, changed_between
+
+        with result.timed("compare", f"faces of version {options.changed_since.version}"):
+            only = changed_between(card_faces(project, options.changed_since), rendered.faces)
+        options = dataclasses.replace(options, only_cards=only, rulebook=False)
+    result.only_cards = options.only_cards
     with open_output(project, out_dir, "build"):
-        manifest = cache_mod.Manifest(out_dir)
-        rasterised = Rasteriser(project, options, progress).run(rendered, out_dir)
-        result.cards, result.files, result.rendered = rendered, rasterised.files, rasterised.rendered
-        files = rasterised.files
+        _produce(project, snapshot, rendered, options, progress, out_dir, result)
+    return result
+
+
+def _produce(project, snapshot, rendered, options, progress, out_dir, result) -> None:
+    """Rasterise, publish, impose and lay out, into the open output folder."""
+    manifest = cache_mod.Manifest(out_dir)
+    rasteriser = Rasteriser(project, options, progress)
+    with Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        started = time.perf_counter()
+        files, jobs = rasteriser.plan(rendered)
+        queued = rasteriser.submit(jobs, workers)
+        planned = time.perf_counter()
+        rulebooks = None
+        if options.rulebook and snapshot.game.file.rulebook:
+            from .rulebook.stage import start_rulebooks
+
+            rulebooks = start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers)
+        waited = time.perf_counter()
+        rasteriser.wait(jobs, queued)
+        result.timings.append(Timing("rasterise", planned - started + time.perf_counter() - waited,
+                                     f"{len(jobs)} of {len(files)} faces rendered to PDF/PNG, the rest cached"))
+        result.cards, result.files, result.rendered = rendered, files, len(jobs)
+        with result.timed("export", "SVG and PNG of every face into the output folder"):
+            rasteriser.publish(files, out_dir)
 
         if options.sheets:
             # imported here: the PDF stack loads only when sheets are made
             from .imposition.stage import build_sheets
 
             with progress.stage("Imposing print sheets"):
-                result.outputs += build_sheets(project, snapshot, rendered, files, options, out_dir, manifest)
-        if options.rulebook and snapshot.game.file.rulebook:
-            from .rulebook.stage import build_rulebooks
-
+                for paper in options.papers:
+                    one = dataclasses.replace(options, papers=(paper,))
+                    with result.timed(f"sheets {paper.upper()}"):
+                        result.outputs += build_sheets(project, snapshot, rendered, files, one, out_dir, manifest)
+        if rulebooks is not None:
             with progress.stage("Laying out the rulebook"):
-                result.outputs += build_rulebooks(project, snapshot, rendered, files, options, out_dir, manifest)
-        result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
-        result.warnings += result.remarks
-        manifest.forget_missing()
-        manifest.save()
-    return result
+                result.outputs += rulebooks.finish()
+            result.timings += rulebooks.timings
+    result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+    result.warnings += result.remarks
+    manifest.forget_missing()
+    manifest.save()

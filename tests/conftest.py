@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from cardgen.cli import main
-from cardgen.data.project import load_project
+from cardgen.data.project import CACHE_ENV, load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(tmp_path_factory) -> Iterator[Path]:
+    """The session's own render cache: tests neither read nor fill the repository's build/.cache."""
+    folder = tmp_path_factory.mktemp("cache")
+    patch = pytest.MonkeyPatch()
+    patch.setenv(CACHE_ENV, str(folder))
+    yield folder
+    patch.undo()
+
+
 @pytest.fixture
-def project_copy(tmp_path: Path) -> Path:
-    """A private copy of the project's data (not its build output) that a test may break."""
+def project_copy(tmp_path: Path, monkeypatch) -> Path:
+    """A private copy of the project's data (not its build output) that a test may break.
+
+    Its builds start from an empty cache of their own (build/.cache in the copy), as a fresh
+    checkout would, so a test can count what a build renders.
+    """
+    monkeypatch.delenv(CACHE_ENV)
     return load_project(ROOT).copy_sources(tmp_path / "project").root
 
 

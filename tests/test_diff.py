@@ -25,6 +25,7 @@ from cardgen.data.versions import load_game, resolve
 from cardgen.diff import changed_card_ids, diff_versions
 from cardgen.diff.formats import as_markdown, as_text
 from cardgen.diff.html import as_html
+from cardgen.render.cards import CardRenderer
 
 
 @pytest.fixture(scope="module")
@@ -206,11 +207,22 @@ def test_html_is_self_contained_with_both_renders(kb, tmp_path, cli):
     assert page == as_html(kb[0], _diff(kb, "2", "3"))  # deterministic
 
 
-def test_update_pack_prints_only_changed_cards(kb, cli, tmp_path):
+def test_update_pack_prints_only_changed_cards(kb, cli, tmp_path, monkeypatch):
     _, snaps = kb
+    rendered = []
+    render_card = CardRenderer.render_card
+    monkeypatch.setattr(CardRenderer, "render_card",
+                        lambda self, card: rendered.append(card) or render_card(self, card))
     result = cli("build", "--version", "3", "--only-changed-since", "2", "--paper", "a4", "--no-png",
-                 "--out", str(tmp_path))
+                 "--out", str(tmp_path), "--timings")
     assert result.code == 0, result.err
+    assert len(rendered) == len(snaps["2"].cards) + len(snaps["3"].cards)  # each version's cards once
+    timings = result.out[result.out.index("stage times:"):].splitlines()[1:]
+    assert [line.split()[0] for line in timings] == ["load", "validate", "render", "preflight", "compare",
+                                                     "rasterise", "export", "sheets", "total"]
+    seconds = [float(re.search(r"(\d+\.\d+) s", line).group(1)) for line in timings]
+    assert all(s >= 0 for s in seconds) and seconds[2] > 0  # rendering the cards takes time
+    assert sum(seconds[:-1]) <= seconds[-1] + 0.05  # without a rulebook every stage runs in this process
     changed = changed_card_ids(snaps["2"], snaps["3"])
     printed = sum(c.count for c in snaps["3"].cards if c.id in changed)
     pages = len(PdfReader(tmp_path / "update-sheets-a4.pdf").pages)

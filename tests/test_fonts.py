@@ -164,7 +164,7 @@ TEXT_SVG = (
 def test_importing_cairosvg_does_not_initialise_fontconfig():
     result = run_python(
         "import cairosvg\n"
-        "from cardgen import fonts\n"
+        "from cardgen.render import fonts\n"
         "fonts.use_project_fonts()\n"
         f"cairosvg.svg2pdf({TEXT_SVG})\n"
     )
@@ -176,7 +176,7 @@ def test_configuring_after_text_was_rendered_fails_loudly():
     result = run_python(
         "import cairosvg\n"
         f"cairosvg.svg2pdf({TEXT_SVG})\n"
-        "from cardgen import fonts\n"
+        "from cardgen.render import fonts\n"
         "fonts.use_project_fonts()\n"
     )
     assert result.returncode != 0

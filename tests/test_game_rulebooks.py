@@ -70,7 +70,7 @@ def books(tmp_path_factory) -> dict[str, Book]:
         text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
         html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
         out[game] = Book(snapshot, output.path, text, html, result.cards,
-                         FaceStore(project.build_dir / ".cache" / "svg"), output.warnings)
+                         FaceStore(project.cache_dir / "svg"), output.warnings)
     return out
 
 

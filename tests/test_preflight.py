@@ -243,3 +243,45 @@ def test_build_warns_and_validate_lists_the_findings(project_copy, cli, tmp_path
     assert strict.code == 1
     clean = cli("validate", "--version", "3.1", "--strict")
     assert clean.code == 0, clean.out
+
+
+def test_validate_reports_text_that_does_not_fit(project_copy, cli):
+    """What build warns about in the cards, validate lists too (and --strict fails on it)."""
+    path = project_copy / "versions" / "kings-blade" / "3.1.yml"
+    path.write_text(path.read_text(encoding="utf-8") + "\ncards:\n  - {id: long-name, type: upgrade, name: "
+                    "\"The Exceedingly Long And Ornately Named Philosopher's Crucible Of Ages\", points: 1, "
+                    "needs: 2, count: 1, art: kings-blade/art-gem, effects: [{when: orcish, do: points, amount: 1}]}\n",
+                    encoding="utf-8")
+    result = cli("validate", "--version", "3.1", "--strict", cwd=project_copy)
+    assert result.code == 1
+    lines = [line for line in result.out.splitlines() if "(text-overflow)" in line]
+    assert len(lines) == 1 and "card 'long-name': text does not fit its box" in lines[0]
+
+
+def test_geometry_follows_transforms_and_measures_text_ink(fonts):
+    """A corner index turned 180 degrees about the card's centre lands bottom right; the text's
+    box is its glyphs' ink, not its line box; a rim crowding text inside a disc is found."""
+    from cardgen.buildtypes import Face
+    from cardgen.preflight import check_face
+
+    text = ('<g class="cg-text"><text xml:space="preserve" font-family="Alegreya Sans" font-size="4" fill="#1f1a17">'
+            '<tspan x="4" y="9" font-weight="normal" font-style="normal">Ax</tspan></text></g>')
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="-3 -3 69 94">'
+           '<rect x="-3" y="-3" width="69" height="94" fill="#ffffff"/>'
+           f'<g transform="rotate(180 31.5 44)">{text}</g>'
+           '<circle cx="31.5" cy="44" r="6" fill="#f4ead5" stroke="#1f1a17" stroke-width="0.6"/>'
+           '<g class="cg-text"><text xml:space="preserve" font-family="Alegreya Sans" font-size="4" fill="#1f1a17">'
+           '<tspan x="26" y="45.5" font-weight="normal" font-style="normal">Wider</tspan></text></g></svg>')
+    shapes = read_shapes(svg, fonts)
+    corner = shapes[1]
+    assert corner.kind == "text" and corner.text == "Ax"
+    ink_top = 9 - fonts.metrics("Alegreya Sans").ink("A")[3] * 4
+    assert corner.box[3] == pytest.approx(88 - ink_top, abs=0.01)  # turned: its top is now the bottom
+    assert corner.box[2] == pytest.approx(63 - 4 - fonts.metrics("Alegreya Sans").ink("A")[0] * 4, abs=0.01)
+    assert corner.height < 4  # cap height and x-height, not the 4 mm em box plus descent
+    findings = check_face(Face("card-test", svg, 69, 94), 3, fonts, card="test")
+    assert [f.code for f in findings] == ["preflight-overlap"]  # the index is 4 mm in: safe
+    wide = next(sh for sh in shapes if sh.text == "Wider")
+    far = max(((x - 31.5) ** 2 + (y - 44) ** 2) ** 0.5 for x in wide.box[::2] for y in wide.box[1::2])
+    assert 6.3 - 0.6 - 1 < far < 6.3 - 0.6  # on the disc, less than 1 mm inside its rim
+    assert "text 'Wider' is " in findings[0].message and "from a circle (centre 31.5, 44.0; radius 6.3)" in findings[0].message

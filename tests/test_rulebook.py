@@ -56,7 +56,12 @@ def built(tmp_path_factory):
     """3.1 through the whole pipeline, both papers; V1 and V2 rulebooks from their cards."""
     out = tmp_path_factory.mktemp("rb31")
     project, snapshot = _snapshot(ROOT, "3.1")
-    result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False))
+    renderers = []
+    with pytest.MonkeyPatch.context() as patch:  # count the Renderers a build makes
+        made = CardRenderer.__init__
+        patch.setattr(CardRenderer, "__init__", lambda self, *a: renderers.append(a) or made(self, *a))
+        result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False))
+    result.renderers = len(renderers)
     books = {"3.1": out / "rulebook-a4.pdf"}
     for version in ("1", "2"):
         dest = tmp_path_factory.mktemp(f"rb{version}")
@@ -78,6 +83,20 @@ def test_pipeline_writes_both_papers_with_their_page_size(built):
             for page in pdf.pages:
                 box = [float(v) for v in page.mediabox]
                 assert abs(box[2] - size[0]) < 0.5 and abs(box[3] - size[1]) < 0.5
+
+
+def test_the_build_renders_the_cards_once_and_times_each_paper(built):
+    result = built[0]
+    assert result.renderers == 1  # the rulebook draws its icons without a Renderer of its own
+    stages = {t.stage: t for t in result.timings}
+    assert list(stages) == ["validate", "render", "preflight", "rasterise", "export", "rulebook A4",
+                            "rulebook LETTER"]
+    for paper in ("A4", "LETTER"):
+        timing = stages[f"rulebook {paper}"]
+        html, layout, pdf = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
+        assert 0 < layout and 0 < pdf and abs(html + layout + pdf - timing.seconds) < 0.02
+        pages = next(o.pages for o in result.outputs if o.path.name == f"rulebook-{paper.lower()}.pdf")
+        assert timing.detail.endswith(f"{pages} pages")
 
 
 def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):
@@ -217,7 +236,7 @@ def test_card_pictures_are_the_rendered_card_svgs():
     rendered = CardRenderer(project, snapshot).render_all()
     doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     hilt = rendered.faces["shortsword-hilt"]
-    url = FaceStore(project.build_dir / ".cache" / "svg").url(hilt)
+    url = FaceStore(project.cache_dir / "svg").url(hilt)
     assert url in doc.html and Path(url.removeprefix("file://")).read_text() == hilt.svg
     assert 'viewBox="0 0 63 88"' in doc.html  # drawn trimmed: the bleed is cut off
 

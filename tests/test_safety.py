@@ -503,7 +503,7 @@ def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
     def interrupted(*args, **kw):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(rasterise.Rasteriser, "_publish", interrupted)
+    monkeypatch.setattr(rasterise.Rasteriser, "publish", interrupted)
     out = tmp_path / "out"
     result = cli("build", "-v", "1", "--out", str(out), "--no-rulebook", "--paper", "a4",
                  "--project", str(ROOT))

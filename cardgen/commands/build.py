@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..buildtypes import PAPER_NAMES, BuildOptions
+from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import display_path
 from ..pipeline import build
+from ..workers import worker_count
 from .common import game_option, snapshot_from, version_option
 
 
@@ -29,35 +30,44 @@ from .common import game_option, snapshot_from, version_option
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
+@click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @click.pass_context
-def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet, strict):
+def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet, strict, timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
     project, snapshot = snapshot_from(ctx, game, version)
-    only = None
+    old = None
     if since is not None:
         from ..data.versions import resolve
-        from ..diff import changed_card_ids
 
-        only = changed_card_ids(resolve(project, snapshot.game, since), snapshot)
+        old = resolve(project, snapshot.game, since)
+    loaded = time.perf_counter()
     options = BuildOptions(
         papers=PAPER_NAMES if paper == "both" else (paper,),
         duplex=not fronts_only,
         png=not no_png,
         out_dir=out_dir,
         workers=jobs,
-        only_cards=only,
-        rulebook=not no_rulebook and only is None,
+        changed_since=old,
+        rulebook=not no_rulebook and old is None,
         strict=strict,
     )
     result = build(project, snapshot, options, progress_for(quiet))
+    elapsed = time.perf_counter() - started
     for finding in result.findings:  # each says its own severity: `file:line:col: warning: ...`
         click.echo(str(finding), err=True)
     for remark in result.remarks:
         click.echo(f"warning: {remark}", err=True)
-    if quiet:
-        return
-    elapsed = time.perf_counter() - started
+    if not quiet:
+        _summary(snapshot, result, options, since, elapsed)
+    if timings:
+        stages = [Timing("load", loaded - started, "project, game and version files")] + result.timings
+        for line in timing_lines(stages, elapsed, worker_count(jobs)):
+            click.echo(line)
+
+
+def _summary(snapshot, result, options: BuildOptions, since: str | None, elapsed: float) -> None:
+    only = result.only_cards
     printed = sum(c.count for c in snapshot.cards if only is None or c.id in only)
     click.echo(f"{snapshot.game.name} {snapshot.version}: {printed} cards to print, {result.faces} different "
                f"faces and backs ({result.rendered} rendered, {result.faces - result.rendered} from cache) "
@@ -70,3 +80,17 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
     if options.png:
         click.echo(f"  {display_path(result.out_dir / 'png')}/  card images, 300 DPI with bleed")
     click.echo(f"  {display_path(result.out_dir / 'svg')}/  card faces and backs as SVG")
+
+
+def timing_lines(stages: list[Timing], elapsed: float, workers: int) -> list[str]:
+    """The --timings table: one line per stage, then the wall-clock total.
+
+    Rulebook layout runs in worker processes at the same time as the card renders and the
+    sheets, so with several workers the stages add up to more than the total.
+    """
+    width = max(len(t.stage) for t in stages)
+    lines = ["stage times:"]
+    lines += [f"  {t.stage:<{width}}  {t.seconds:6.2f} s" + (f"   {t.detail}" if t.detail else "") for t in stages]
+    overlap = f", stages overlapping on {workers} worker processes" if workers > 1 else ""
+    lines.append(f"  {'total':<{width}}  {elapsed:6.2f} s   wall clock{overlap}")
+    return lines

@@ -6,6 +6,7 @@ their versions under `versions/`, and shared `templates/`, `icons/` and `fonts/`
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from ..errors import InputError, Loc
 from . import model, yamlsource
 
 PROJECT_FILE = "cardgen.yml"
+CACHE_ENV = "CARDGEN_CACHE_DIR"
 
 
 class Limits(model.Strict):
@@ -59,6 +61,16 @@ class Project:
     @property
     def build_dir(self) -> Path:
         return self.root / self.config.build_dir
+
+    @property
+    def cache_dir(self) -> Path:
+        """Renders shared by every build of the project, by content (see cache.py).
+
+        build/.cache/ unless CARDGEN_CACHE_DIR names another folder: a test session keeps its
+        own there, so it neither reuses nor fills the cache of the designer's builds.
+        """
+        folder = os.environ.get(CACHE_ENV)
+        return Path(folder).resolve() if folder else self.build_dir / ".cache"
 
     @property
     def source_paths(self) -> list[Path]:

@@ -93,7 +93,7 @@ def rasterise_shots(project: Project, shots: list[Shot], workers: int | None = N
         progress.start("Rendering images", len(jobs))
         try:
             rasterise_jobs(list(jobs.values()), workers=workers, on_done=lambda job: progress.advance(),
-                        fonts_dir=project.fonts_dir, cache_dir=project.build_dir / ".cache" / "fontconfig")
+                        fonts_dir=project.fonts_dir, cache_dir=project.cache_dir / "fontconfig")
         finally:
             progress.stop()
     return paths

@@ -150,9 +150,9 @@ def _gap(box: Box, s: Shape) -> float:
     if s.kind == "circle" and s.circle:
         cx, cy, r = s.circle
         far = max(math.hypot(x - cx, y - cy) for x in (box[0], box[2]) for y in (box[1], box[3]))
-        if s.fill and far <= r:
-            return r - far if s.stroke else math.inf
-        if not s.fill and far <= r - s.stroke_width:
+        if s.fill and far <= r:  # printed on the disc: only its rim may crowd the text
+            return r - s.stroke_width - far if s.stroke else math.inf
+        if not s.fill and far <= r - s.stroke_width:  # inside a ring
             return r - s.stroke_width - far
         near = math.hypot(max(cx - box[2], 0, box[0] - cx), max(cy - box[3], 0, box[1] - cy))
         return near - r

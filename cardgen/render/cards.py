@@ -57,7 +57,7 @@ class CardRenderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
-            bytecode_cache=jinja_bytecode_cache(project.build_dir),
+            bytecode_cache=jinja_bytecode_cache(project.cache_dir),
         )
         self.env.globals.update(
             icon=self.icon,
@@ -107,31 +107,11 @@ class CardRenderer:
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
-
-        fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
-        "none" stretches it.
-        """
-        if not name:
-            return Markup("")
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icon_svg`."""
         try:
-            viewbox, body = contain.read_icon(self.project.icons_dir, name)
+            return icon_svg(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
         except CardgenError as exc:
             raise BuildError(f"{self._current}: {exc}", exc.loc or self._loc) from None
-        tint = colour or "#1f1a17"
-        suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
-        body = body.replace("currentColor", tint)
-        body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
-        body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
-        body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
-        op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
-        h = height if height is not None else size
-        aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
-                  "none": ' preserveAspectRatio="none"'}[fit]
-        return Markup(
-            f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-            f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
-        )
 
     def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
                 min_size: float | None = None, font: str = "body", bold: bool = False,
@@ -331,6 +311,32 @@ def _check_svg(svg: str, project_root: Path, what: str, loc: Loc) -> None:
 def _text_group(body: str) -> str:
     """Fitted text (with its inline icons) as one group, so the preflight can find text blocks."""
     return f'<g class="{TEXT_CLASS}">{body}</g>' if body else ""
+
+
+def icon_svg(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+             opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
+    """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+
+    fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
+    "none" stretches it. The rulebook draws its icons with this too, tinted as on the cards.
+    """
+    if not name:
+        return Markup("")
+    viewbox, body = contain.read_icon(icons_dir, name)  # inside icons/ after links, and really SVG
+    tint = colour or "#1f1a17"
+    suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
+    body = body.replace("currentColor", tint)
+    body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
+    body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
+    body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
+    op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
+    h = height if height is not None else size
+    aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
+              "none": ' preserveAspectRatio="none"'}[fit]
+    return Markup(
+        f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
+        f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
+    )
 
 
 def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:

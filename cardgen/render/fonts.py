@@ -43,10 +43,21 @@ class MissingGlyphError(FontError):
     """Text contains a character the font cannot draw (cairo would print an empty box)."""
 
 
-def default_cache_dir() -> Path:
-    """Per-user cache for the generated fontconfig file and fontconfig's own cache."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "cardgen" / "fontconfig"
+def default_cache_dir(fonts_dir: Path = PROJECT_FONTS_DIR) -> Path:
+    """Per-user cache for the generated fontconfig file and fontconfig's own cache.
+
+    One folder per fonts folder: the generated fonts.conf names that folder, and two projects
+    (or two checkouts) sharing one file would rewrite it under each other, so a process could
+    read the other's configuration. Below CARDGEN_CACHE_DIR when it is set (a test session).
+    """
+    from ..data.project import CACHE_ENV
+
+    if os.environ.get(CACHE_ENV):
+        base = Path(os.environ[CACHE_ENV])
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cardgen"
+    key = hashlib.sha256(str(Path(fonts_dir).resolve()).encode()).hexdigest()[:16]
+    return base / "fontconfig" / key
 
 
 def fontconfig_xml(fonts_dir: Path, cache_dir: Path) -> str:
@@ -102,7 +113,7 @@ def use_project_fonts(fonts_dir: Path = PROJECT_FONTS_DIR, cache_dir: Path | Non
             f"fontconfig already serves the fonts of {_configured[1]}, not those of {fonts_dir};"
             " a process can use only one font set"
         )
-    cache_dir = default_cache_dir() if cache_dir is None else cache_dir
+    cache_dir = default_cache_dir(fonts_dir) if cache_dir is None else cache_dir
     conf = (cache_dir / "fonts.conf").resolve()
     (cache_dir / "cache").mkdir(parents=True, exist_ok=True)  # fontconfig warns if it cannot write one
     _write_if_changed(conf, fontconfig_xml(fonts_dir, cache_dir))

@@ -30,6 +30,7 @@ from ..buildtypes import (
 from ..data.project import Project
 from ..errors import CardgenError, RasterError
 from ..outputs import remove_stale
+from ..workers import Workers
 from . import fonts
 
 
@@ -52,7 +53,7 @@ class Rasteriser:
         self.project = project
         self.options = options
         self.progress = progress
-        self.cache = cache_mod.Cache(project.build_dir / ".cache" / "faces")
+        self.cache = cache_mod.Cache(project.cache_dir / "faces")
         self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
                                         cache_mod.folder_digest(str(project.fonts_dir)))
 
@@ -60,6 +61,14 @@ class Rasteriser:
         return cache_mod.digest_of(self.salt, face.digest)
 
     def run(self, rendered: RenderedSet, out_dir: Path) -> Rasterised:
+        """Render what the cache lacks (in this process's own pool) and publish every face."""
+        files, jobs = self.plan(rendered)
+        self.wait(jobs, None)
+        self.publish(files, out_dir)
+        return Rasterised(files, rendered=len(jobs))
+
+    def plan(self, rendered: RenderedSet) -> tuple[dict[str, FaceFiles], list[RasterJob]]:
+        """Where every face's PDF/PNG is cached, and the jobs for those not there yet."""
         faces = list(rendered.faces.values()) + list(rendered.backs.values())
         files: dict[str, FaceFiles] = {}
         jobs = []
@@ -73,18 +82,35 @@ class Rasteriser:
             if need_pdf or need_png:
                 jobs.append(RasterJob(svg=face.svg, pdf=pdf if need_pdf else None,
                                       png=png if need_png else None, dpi=self.options.dpi, key=face.key))
-        if jobs:
-            self.progress.start("Rendering cards", len(jobs))
-            try:
-                rasterise_jobs(jobs, workers=self.options.workers, on_done=lambda job: self.progress.advance(),
-                            fonts_dir=self.project.fonts_dir,
-                            cache_dir=self.project.build_dir / ".cache" / "fontconfig")
-            finally:
-                self.progress.stop()
-        self._publish(files, out_dir)
-        return Rasterised(files, rendered=len(jobs))
+        return files, jobs
 
-    def _publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
+    def submit(self, jobs: list[RasterJob], workers: Workers) -> dict[Future, RasterJob] | None:
+        """Queue the jobs in a build's shared workers, beside its other work; `wait` collects
+        them. With one worker nothing is queued: `wait` renders them here."""
+        if not jobs or not workers.parallel:
+            return None
+        return {workers.submit(_run, job): job for job in jobs}
+
+    def wait(self, jobs: list[RasterJob], queued: dict[Future, RasterJob] | None) -> None:
+        """Render the jobs (or wait for the queued ones), showing a progress bar."""
+        if not jobs:
+            return
+        self.progress.start("Rendering cards", len(jobs))
+        try:
+            if queued is None:
+                rasterise_jobs(jobs, workers=self.options.workers, on_done=lambda job: self.progress.advance(),
+                               fonts_dir=self.project.fonts_dir, cache_dir=self.project.cache_dir / "fontconfig")
+            else:
+                try:
+                    _collect(dict(queued), lambda job: self.progress.advance())
+                except BaseException:
+                    for future in queued:  # the first failure stops the renders not yet started
+                        future.cancel()
+                    raise
+        finally:
+            self.progress.stop()
+
+    def publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
         """Copy SVG and PNG of every face into the output folder; remove ones no longer built."""
         svg_dir, png_dir = out_dir / "svg", out_dir / "png"
         wanted_svg, wanted_png = set(), set()

@@ -11,6 +11,7 @@ import io
 import logging
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -52,12 +53,14 @@ class Pdf:
     data: bytes
     pages: int
     warnings: list[str] = field(default_factory=list)  # weasyprint's remarks (unsupported CSS...)
+    layout_s: float = 0.0  # seconds weasyprint took to lay the pages out
+    write_s: float = 0.0  # and to draw them into the PDF
 
 
 def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
                 paper: Paper) -> RulebookDocument:
     game_dir = project.templates_dir / snapshot.game.id
-    store = FaceStore(project.build_dir / ".cache" / "svg")
+    store = FaceStore(project.cache_dir / "svg")
     # sandboxed like card templates: data and helpers only, no Python internals, no file
     # outside templates/ (a linked template leading elsewhere is refused)
     env = SandboxedEnvironment(
@@ -66,7 +69,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        bytecode_cache=jinja_bytecode_cache(project.build_dir),
+        bytecode_cache=jinja_bytecode_cache(project.cache_dir),
     )
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
@@ -140,13 +143,16 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
 
     from .fetch import ProjectFetcher, RefusedURL
 
-    fetcher = ProjectFetcher([project.root, project.build_dir])
+    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir])
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
+            started = time.perf_counter()
             html = weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher)
             rendered = html.render(font_config=FontConfiguration())
+            laid_out = time.perf_counter()
             data = rendered.write_pdf()
+            written = time.perf_counter()
         except RefusedURL as exc:
             raise BuildError(f"the rulebook may not load {exc.url}: {exc.reason}", where) from None
         except Exception as exc:  # weasyprint gives up on some markup with bare assertions
@@ -157,7 +163,8 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
         raise BuildError(f"weasyprint could not lay out the rulebook: {errors[0]}", where)
     _check_fonts(data, FontSet(project.fonts_dir).families, where)
     remarks = [r.getMessage() for r in log if r.levelno < logging.ERROR]
-    return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)])
+    return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)],
+               layout_s=laid_out - started, write_s=written - laid_out)
 
 
 def _about_the_machine(message: str) -> bool:

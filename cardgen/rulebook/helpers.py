@@ -29,7 +29,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import BuildError
-from ..render.cards import CardRenderer
+from ..render.cards import icon_svg
 from ..render.fonts import FontSet
 from ..units import svg_number as _fmt
 
@@ -293,7 +293,7 @@ class Helpers:
         self.snapshot = snapshot
         self.rendered = rendered
         self.store = store
-        self.renderer = CardRenderer(project, snapshot)  # for icons tinted exactly as on the cards
+        self.fonts = FontSet(project.fonts_dir)
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
 
@@ -355,7 +355,7 @@ class Helpers:
         spec = self._deck_spec(deck_id)
         back = self.rendered.backs.get(deck_id)
         return DeckView(deck_id, spec.name, spec.colour, self.snapshot.deck_size(deck_id),
-                        FaceImage(back, self.snapshot.game.file.bleed_mm, self.store, self.renderer.fonts) if back else None)
+                        FaceImage(back, self.snapshot.game.file.bleed_mm, self.store, self.fonts) if back else None)
 
     def _type_spec(self, type_id: str):
         return _declared("card type", type_id, self.snapshot.game.card_types)
@@ -367,7 +367,7 @@ class Helpers:
         face = self.rendered.faces[card.id]
         return CardView(card.id, card.name, card.count, self.card_type(card.type), Fields(card),
                         [self._effect_view(e) for e in card.effects], self._details(card), card.flavour,
-                        FaceImage(face, self.snapshot.game.file.bleed_mm, self.store, self.renderer.fonts))
+                        FaceImage(face, self.snapshot.game.file.bleed_mm, self.store, self.fonts))
 
     def _details(self, card: Card) -> list[tuple[str, str]]:
         specs = self.snapshot.game.card_types[card.type].fields
@@ -457,7 +457,7 @@ class Helpers:
         if not name:
             raise RulebookError("icon(): no icon name given")
         try:
-            inner = self.renderer.icon(name, 0, 0, 100, colour)
+            inner = icon_svg(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
         except BuildError as exc:
             raise RulebookError(exc.message) from None
         return Markup(f'<svg class="icon" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '

@@ -14,67 +14,94 @@ toolchain) matches the output folder's manifest.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 
 import pikepdf
 
 from .. import cache as cache_mod
 from ..atomic import write_bytes
-from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
+from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet, Timing
 from ..data.project import Project
 from ..data.snapshot import Snapshot
-from ..render.fonts import use_project_fonts
-from .document import rulebook_html, write_rulebook_pdf
+from ..workers import Later, Workers
+from .document import Pdf, rulebook_html, write_rulebook_pdf
 
 CODE_VERSION = "rulebook-1"  # bump when this package changes what a rulebook looks like
 
 
 def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet, files: dict[str, FaceFiles],
                     options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
-    """One rulebook PDF per paper in `options.papers`.
+    """One rulebook PDF per paper in `options.papers`, each paper in its own process.
 
     Card pictures come from each face's SVG (vector) rather than from `files`, the cached
-    PDF/PNG renders, which the rulebook does not need.
+    PDF/PNG renders, which the rulebook does not need. The pipeline uses `start_rulebooks`
+    instead, to lay the rulebooks out while the cards are still rendering.
     """
+    count = options.workers if len(options.papers) > 1 else 1  # one paper: no process to start
+    with Workers(count, project.fonts_dir, _font_cache(project)) as workers:
+        return start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers).finish()
+
+
+@dataclass
+class _Layout:
+    out: Path
+    inputs: str
+    future: Future | Later
+    html_s: float
+
+
+class PendingRulebooks:
+    """Rulebooks being laid out in the build's workers; `finish` waits and writes them."""
+
+    def __init__(self, papers: tuple[str, ...], manifest: cache_mod.Manifest):
+        self.papers = papers
+        self.manifest = manifest
+        self.fresh: dict[str, Output] = {}
+        self.layouts: dict[str, _Layout] = {}
+        self.timings: list[Timing] = []  # complete once finish() returns
+
+    def finish(self) -> list[Output]:
+        outputs = dict(self.fresh)
+        for paper, job in self.layouts.items():
+            pdf: Pdf = job.future.result()
+            write_bytes(job.out, pdf.data)
+            self.manifest.record(job.out, job.inputs)
+            outputs[paper] = Output(job.out, f"rulebook, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings))
+            self.timings.append(Timing(f"rulebook {paper.upper()}", job.html_s + pdf.layout_s + pdf.write_s,
+                                       f"HTML {job.html_s:.2f} s, layout {pdf.layout_s:.2f} s, "
+                                       f"PDF {pdf.write_s:.2f} s, {pdf.pages} pages"))
+        return [outputs[p] for p in self.papers if p in outputs]
+
+
+def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
+                    out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingRulebooks:
+    """Render each paper's HTML here (cheap, and it decides whether the PDF is stale) and hand
+    the stale ones to `workers` for weasyprint's layout, the slow part."""
+    pending = PendingRulebooks(options.papers, manifest)
     template = snapshot.game.file.rulebook
     if not template:
-        return []
-    outputs: dict[str, Output] = {}
-    stale: dict[str, tuple[Path, str, object]] = {}
+        return pending
     templates = _templates_digest(project, snapshot)
     for paper in options.papers:
+        started = time.perf_counter()
         doc = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
         out = out_dir / f"rulebook-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates,
                                      cache_mod.folder_digest(str(project.fonts_dir)))
+        html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):
-            outputs[paper] = Output(out, f"rulebook, {paper.upper()}", _pages(out), rebuilt=False)
+            pending.fresh[paper] = Output(out, f"rulebook, {paper.upper()}", _pages(out), rebuilt=False)
+            pending.timings.append(Timing(f"rulebook {paper.upper()}", html_s, "HTML only: the PDF is up to date"))
         else:
-            stale[paper] = (out, inputs, doc)
-    for paper, pdf in _lay_out(project, {p: doc for p, (_, _, doc) in stale.items()}, options.workers).items():
-        out, inputs, _ = stale[paper]
-        write_bytes(out, pdf.data)
-        manifest.record(out, inputs)
-        outputs[paper] = Output(out, f"rulebook, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings))
-    return [outputs[p] for p in options.papers]
-
-
-def _lay_out(project: Project, docs: dict, workers: int | None) -> dict:
-    """weasyprint's layout is the slowest step of a build: papers go to separate processes."""
-    if len(docs) < 2 or workers == 1 or (os.cpu_count() or 1) < 2:
-        return {paper: write_rulebook_pdf(project, doc) for paper, doc in docs.items()}
-    context = multiprocessing.get_context("spawn")  # a fresh process sets up its own fonts
-    with ProcessPoolExecutor(max_workers=min(len(docs), workers or os.cpu_count() or 1), mp_context=context,
-                             initializer=use_project_fonts, initargs=(project.fonts_dir, _font_cache(project))) as pool:
-        futures = {paper: pool.submit(write_rulebook_pdf, project, doc) for paper, doc in docs.items()}
-        return {paper: future.result() for paper, future in futures.items()}
+            pending.layouts[paper] = _Layout(out, inputs, workers.submit(write_rulebook_pdf, project, doc), html_s)
+    return pending
 
 
 def _font_cache(project: Project) -> Path:
-    return project.build_dir / ".cache" / "fontconfig"
+    return project.cache_dir / "fontconfig"
 
 
 def _templates_digest(project: Project, snapshot: Snapshot) -> str:

@@ -1,0 +1,89 @@
+"""One pool of worker processes for a whole build, so that its stages overlap on the cores.
+
+Card rendering, the rulebook of each paper and anything else slow are submitted to the same
+pool: while the cards of a version are still being rasterised, a free core already lays out
+a rulebook, instead of each stage starting its own pool and waiting for the one before.
+
+Workers are spawned (not forked), so each starts with fontconfig untouched and points it at
+the project fonts before its first job. With one worker (`-j 1`, or a one-core machine) a job
+runs in this process when its result is first asked for, so the stages keep the order in
+which the build waits for them (the cards, then the rulebook).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from .render import fonts
+
+
+def worker_count(requested: int | None) -> int:
+    """`--jobs N`, or every core."""
+    return max(1, requested or os.cpu_count() or 1)
+
+
+class Workers:
+    def __init__(self, count: int | None, fonts_dir: Path, font_cache: Path | None):
+        self.count = worker_count(count)
+        self.fonts_dir = fonts_dir
+        self.font_cache = font_cache
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def parallel(self) -> bool:
+        return self.count > 1
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future | Later:
+        """Run fn(*args) in a worker (started when first needed) or, with one worker, later here."""
+        if not self.parallel:
+            def here() -> Any:
+                fonts.use_project_fonts(self.fonts_dir, self.font_cache)
+                return fn(*args)
+
+            return Later(here)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker, initargs=(self.fonts_dir, self.font_cache))
+        return self._pool.submit(fn, *args)
+
+    def close(self, cancel: bool = False) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=cancel)
+            self._pool = None
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(cancel=exc_type is not None)
+
+
+class Later:
+    """A call made in this process when its result is first asked for (the one-worker case)."""
+
+    def __init__(self, call: Callable[[], Any]):
+        self._call: Callable[[], Any] | None = call
+        self._result: Any = None
+
+    def result(self) -> Any:
+        if self._call is not None:
+            call, self._call = self._call, None
+            self._result = call()
+        return self._result
+
+    def cancel(self) -> bool:
+        self._call = None
+        return True
+
+
+def _init_worker(fonts_dir: Path, font_cache: Path | None) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and prints one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fonts.use_project_fonts(fonts_dir, font_cache)
