@@ -26,6 +26,13 @@ def check(project: Project, snapshot: Snapshot, render: bool = True) -> tuple[li
     return sorted(findings + report.findings, key=_order), rendered
 
 
+def render_stage(project: Project, snapshot: Snapshot) -> tuple[list[Finding], RenderedSet | None]:
+    """Only the render checks (for a caller that timed the data checks on their own)."""
+    report = Report()
+    rendered = render_checks(project, snapshot, report)
+    return report.findings, rendered
+
+
 def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     """Every finding `build` would stop or warn on before rasterising."""
     return check(project, snapshot)[0]

@@ -15,7 +15,7 @@ from . import cache as cache_mod
 from .buildtypes import BuildOptions, BuildResult, Progress, Timing
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
-from .checks import check
+from .checks import check, render_stage
 from .data.validate import ValidationFailed
 from .outputs import open_output
 from .preflight import preflight
@@ -40,12 +40,18 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
     result = BuildResult(out_dir)
-    # the checks render every card to SVG (so `validate` and `build` fail alike); the build goes
-    # on with those faces
-    with result.timed("validate", "data checks, and card faces and backs rendered as SVG"):
-        findings, rendered = check(project, snapshot)
+    # the same checks as `validate`, the render stage included (so both fail alike); the build
+    # goes on with the faces they rendered
+    with result.timed("validate"):
+        findings, _ = check(project, snapshot, render=False)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
+        raise ValidationFailed(errors)
+    with result.timed("render", "card faces and backs as SVG"):
+        drawn, rendered = render_stage(project, snapshot)
+    findings += drawn
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:  # a card that does not render: the same findings `validate` gives
         raise ValidationFailed(errors)
     with result.timed("preflight", "text, safe zones and fonts of every face"):
         findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
