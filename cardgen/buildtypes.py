@@ -71,6 +71,7 @@ class RenderedSet:
     faces: dict[str, Face] = field(default_factory=dict)  # card id -> face
     backs: dict[str, Face] = field(default_factory=dict)  # deck id -> back (absent: blank back)
     warnings: list[str] = field(default_factory=list)
+    shrunk: dict[str, float] = field(default_factory=dict)  # face -> smallest text size / its normal size
 
 
 @dataclass
@@ -119,6 +120,8 @@ class BuildResult:
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs
     files: dict[str, FaceFiles] = field(default_factory=dict)  # face key -> cached PDF/PNG
+    shrunk: dict[str, float] = field(default_factory=dict)  # face -> text size used / normal size
+    missing: list[str] = field(default_factory=list)  # messages the language's catalogs lack
     only_cards: set[str] | None = None  # the cards an update pack printed
     timings: list[Timing] = field(default_factory=list)
 

@@ -59,4 +59,5 @@ def render_checks(project: Project, snapshot: Snapshot, report: Report) -> Rende
                 failed = True
     report.findings += renderer.findings
     rendered.warnings = list(renderer.warnings)
+    rendered.shrunk = dict(renderer.shrunk)
     return None if failed else rendered

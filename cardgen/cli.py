@@ -11,7 +11,7 @@ import click
 
 from .errors import CardgenError
 
-COMMANDS = ["build", "validate", "show", "diff", "export", "simulate", "table", "serve", "schema", "new"]
+COMMANDS = ["build", "validate", "show", "diff", "export", "simulate", "table", "serve", "schema", "new", "i18n"]
 
 
 class LazyGroup(click.Group):

@@ -25,7 +25,12 @@ from .workers import Workers
 
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
-    return project.build_dir / snapshot.game.id / snapshot.version
+    """build/<game>/<version>/ in the source language; a translation in its own sub-folder
+    (build/kings-blade/3.1/nl/), so no language overwrites another."""
+    folder = project.build_dir / snapshot.game.id / snapshot.version
+    if snapshot.language != snapshot.game.file.language:
+        folder = folder / snapshot.language
+    return folder
 
 
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
@@ -83,7 +88,13 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result) ->
         queued = rasteriser.submit(jobs, workers)
         planned = time.perf_counter()
         rulebooks = None
-        if options.rulebook and snapshot.game.file.rulebook:
+        translator = snapshot.translator
+        rulebook_words = translator is None or "rulebook" in translator.domains
+        if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
+            result.remarks.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
+                                   f"it (card_data/{snapshot.game.id}/locale/{snapshot.language}/rulebook.po); start "
+                                   f"one with `cardgen i18n update --lang {snapshot.language} --domain rulebook`")
+        if options.rulebook and snapshot.game.file.rulebook and rulebook_words:
             from .rulebook.stage import start_rulebooks
 
             rulebooks = start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers)
@@ -109,6 +120,16 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result) ->
                 result.outputs += rulebooks.finish()
             result.timings += rulebooks.timings
     result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+    result.shrunk = dict(rendered.shrunk)
+    if translator is not None and translator.missing:
+        result.missing = list(translator.missing)
+        # strings of the data are validator findings with their file:line; these are the templates'
+        templates = [m for m in result.missing if m not in translator.missing_locs]
+        shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in templates[:5])
+        more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
+        if templates:
+            result.remarks.append(f"{len(templates)} template string(s) not translated into '{snapshot.language}', "
+                                   f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
     result.warnings += result.remarks
     manifest.forget_missing()
     manifest.save()

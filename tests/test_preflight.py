@@ -41,7 +41,7 @@ def fonts():
 
 
 def test_the_real_games_pass_the_preflight(rendered, fonts):
-    assert len(rendered) == 7  # King's Blade 1, 2, 3, 3.1 and the three other games
+    assert len(rendered) == 8  # King's Blade 1, 2, 3, 3.1 and the four other games
     faces = 0
     for (game, version), (snapshot, result) in rendered.items():
         findings = preflight(snapshot, result, fonts)
@@ -108,6 +108,9 @@ def test_backs_have_no_frame_no_upside_down_name_and_no_format_name(rendered, fo
             if game == "kings-blade":  # three decks of one size: each back names its deck, upright
                 deck = snapshot.game.decks[deck_id]
                 assert texts in ([snapshot.game.name, deck.name], []), (deck_id, texts)
+            elif game == "kings-guild":  # six poker decks (and the Room tiles): each names its deck
+                deck = snapshot.game.decks[deck_id]
+                assert texts in ([snapshot.game.name, deck.name], [deck.name], []), (deck_id, texts)
             else:  # told apart by colour and emblem: only the game's name, at the top
                 assert texts == ([] if back.shape == "circle" else [snapshot.game.name]), (game, deck_id, texts)
                 assert all(s.box[3] < h / 2 for s in shapes if s.kind == "text")

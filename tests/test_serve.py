@@ -31,11 +31,11 @@ MM_TO_CSS_PX = 96 / 25.4
 
 
 class Served:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *extra: str):
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "cardgen", "--project", str(root), "serve", "--version", "3.1",
-             "--port", "0", "--no-browser"],
+             "--port", "0", "--no-browser", *extra],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
         line = self.proc.stderr.readline()
         match = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
@@ -176,5 +176,23 @@ def test_listens_on_loopback_and_reports_a_taken_port(project_copy, cli):
         result = cli("serve", "--port", str(port), "--no-browser", cwd=project_copy)
         assert result.code == 2
         assert result.err.strip() == f"error: cannot listen on 127.0.0.1:{port} (Address already in use); pass another --port"
+    finally:
+        served.stop()
+
+
+def test_lang_previews_a_translation_and_its_own_build_folder(project_copy):
+    """`--lang nl` shows the Dutch cards (plural forms from the catalog) and links the nl/ build."""
+    built = project_copy / "build/kings-blade/3.1/nl"
+    built.mkdir(parents=True)
+    (built / "sheets-a4.pdf").write_bytes(b"%PDF-1.7 dutch")
+    (project_copy / "build/kings-blade/3.1/sheets-a4.pdf").write_bytes(b"%PDF-1.7 english")
+    served = Served(project_copy, "--lang", "nl")
+    try:
+        state = served.state()
+        assert (state["lang"], state["source_lang"], state["error"]) == ("nl", "en", None)
+        svg = served.get("/card/card-arming-sword.svg")[1].decode("utf-8")
+        assert "+1 zwaardpunt<" in svg and "+3 zwaardpunten<" in svg and "sword point" not in svg
+        assert [f["name"] for f in state["files"]] == ["sheets-a4.pdf"]
+        assert served.get("/files/sheets-a4.pdf") == (200, b"%PDF-1.7 dutch")
     finally:
         served.stop()

@@ -152,7 +152,8 @@ def test_claims_v1():
     assert claims["overflow-loop"]["values"]["probe"] == ["mirror-hilt"]
     assert "Mirror Hilt" in claims["overflow-loop"]["detail"]
     assert claims["rush"]["verdict"] == "n/a" and claims["fill-hand"]["verdict"] == "n/a"
-    assert result["ended"]["stalled"] == {"no end condition": 24}
+    stalled = result["ended"]["stalled"]
+    assert sum(stalled.values()) == 24 and set(stalled) <= {"no end condition", "no legal action"}
     # the claim is quoted from the version's notes
     assert claims["overflow-loop"]["says"] == "One card (the Mirror Hilt) makes a loop with overflow."
 
@@ -249,3 +250,27 @@ def test_simulation_for_is_cached_per_version():
     a = simulation_for(experiment())
     assert simulation_for(experiment(games=5)) is a
     assert simulation_for(experiment(version="3")) is not a
+
+
+def test_outputs_never_overwrite_a_users_file(cli, project_copy):
+    source = project_copy / "versions" / "kings-blade" / "3.yml"
+    before = source.read_bytes()
+    result = cli("simulate", "--games", "5", "--jobs", "1", "--no-claims", "--report", str(source), cwd=project_copy)
+    assert result.code == 2 and "refusing to write" in result.err and "holds your sources" in result.err
+    assert source.read_bytes() == before
+    notes = project_copy / "notes.html"
+    notes.write_text("<p>my own notes</p>")
+    result = cli("simulate", "--games", "5", "--jobs", "1", "--no-claims", "--report", "notes.html", cwd=project_copy)
+    assert result.code == 2 and "refusing to overwrite notes.html: cardgen simulate did not write it" in result.err
+    assert notes.read_text() == "<p>my own notes</p>"
+    mine = project_copy / "plots" / "simulate-cards-3.1.png"
+    mine.parent.mkdir()
+    mine.write_bytes(b"\x89PNG not ours")
+    result = cli("simulate", "--games", "5", "--jobs", "1", "--no-claims", "--plots", "plots", cwd=project_copy)
+    assert result.code == 2 and "simulate-cards-3.1.png: cardgen simulate did not write it" in result.err
+    # a report cardgen wrote may be written again
+    for _ in range(2):
+        result = cli("simulate", "--games", "5", "--jobs", "1", "--no-claims", "--report", "report.html",
+                     "--plots", "out", cwd=project_copy)
+        assert result.code == 0, result.err
+    assert (project_copy / "out" / "simulate-seats-3.1.png").read_bytes()[:4] == b"\x89PNG"

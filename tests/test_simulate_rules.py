@@ -268,6 +268,13 @@ def test_games_without_an_end_stall_at_the_cap():
     assert record["stall"] == "turn cap" and len(record["series"]["mine"]) == 4
 
 
+def test_a_round_without_a_legal_action_stalls_the_game():
+    for version in ("1", "3.1"):
+        t = table(version)  # the scripted bots pass, as a player with no legal action does
+        record = t.play(max_turns=50)
+        assert (record["stall"], record["turns"], record["ended"]) == ("no legal action", 2, False)
+
+
 def test_market_take_refills_and_restock_replaces_all():
     t = table("3.1")
     player = t.players[0]

@@ -62,8 +62,8 @@ def no_end(sim, ask) -> dict[str, Any]:
     stalled = ", ".join(f"{n} {why}" for why, n in ended["stalled"].items()) or "none"
     if not rule:
         verdict = "true" if ended["count"] == 0 else "false"
-        detail = (f"the version has no end condition; every game ran to the cap of {fig['max_rounds']} rounds "
-                  f"(stalled: {stalled})")
+        detail = (f"the version has no end condition: games stop only at the cap of {fig['max_rounds']} rounds "
+                  f"or when no player has a legal action (stalled: {stalled})")
     else:
         verdict = "false"
         detail = f"the game ends with a complete {' + '.join(rule)}; stalled: {stalled}"

@@ -469,10 +469,10 @@ class Table:
         best = max(scores)
         if ender is not None:
             stall = None
+        elif deadlock:  # every player in turn had no legal action (before the cap)
+            stall = "no legal action"
         elif not self.end_types:
             stall = "no end condition"
-        elif deadlock:
-            stall = "no legal action"
         else:
             stall = "turn cap"
         return {

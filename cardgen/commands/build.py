@@ -12,12 +12,13 @@ from ..console import progress_for
 from ..errors import display_path
 from ..pipeline import build
 from ..workers import worker_count
-from .common import game_option, snapshot_from, version_option
+from .common import game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="build")
 @game_option
 @version_option
+@lang_option
 @click.option("--paper", type=click.Choice(["a4", "letter", "both"]), default="both", show_default=True,
               help="Paper size of the sheets and the rulebook.")
 @click.option("--fronts-only", is_flag=True, help="Sheets without back pages (no duplex printing).")
@@ -32,10 +33,11 @@ from .common import game_option, snapshot_from, version_option
 @click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
 @click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @click.pass_context
-def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet, strict, timings):
+def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, out_dir, since, jobs, quiet, strict,
+            timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     started = time.perf_counter()
-    project, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     old = None
     if since is not None:
         from ..data.versions import resolve
@@ -69,7 +71,7 @@ def command(ctx, game, version, paper, fronts_only, no_png, no_rulebook, out_dir
 def _summary(snapshot, result, options: BuildOptions, since: str | None, elapsed: float) -> None:
     only = result.only_cards
     printed = sum(c.count for c in snapshot.cards if only is None or c.id in only)
-    click.echo(f"{snapshot.game.name} {snapshot.version}: {printed} cards to print, {result.faces} different "
+    click.echo(f"{snapshot.game.name} {snapshot.version} ({snapshot.language}): {printed} cards to print, {result.faces} different "
                f"faces and backs ({result.rendered} rendered, {result.faces - result.rendered} from cache) "
                f"in {elapsed:.1f}s")
     if only is not None:
@@ -77,9 +79,26 @@ def _summary(snapshot, result, options: BuildOptions, since: str | None, elapsed
     for out in result.outputs:
         state = "" if out.rebuilt else " (unchanged)"
         click.echo(f"  {display_path(out.path)}  {out.what}, {out.pages} pages{state}")
+    click.echo(_text_fit(snapshot.language, result.shrunk, result.faces))
     if options.png:
         click.echo(f"  {display_path(result.out_dir / 'png')}/  card images, 300 DPI with bleed")
     click.echo(f"  {display_path(result.out_dir / 'svg')}/  card faces and backs as SVG")
+
+
+def _text_fit(lang: str, shrunk: dict[str, float], faces: int) -> str:
+    """The per-language text-fit report: faces whose text had to shrink below its normal size."""
+    if not shrunk:
+        return f"text fit ({lang}): every text at its normal size"
+    worst = sorted(shrunk.items(), key=lambda kv: (kv[1], kv[0]))
+    listed = ", ".join(f"{_name(face)} {ratio:.0%}" for face, ratio in worst[:8])
+    more = f", and {len(worst) - 8} more" if len(worst) > 8 else ""
+    return (f"text fit ({lang}): {len(shrunk)} of {faces} faces print text below its normal size "
+            f"(smallest size / normal): {listed}{more}")
+
+
+def _name(face: str) -> str:
+    """"card 'rapier'" -> "rapier"; "back of deck 'mine'" -> "back of deck mine"."""
+    return face[5:].strip("'") if face.startswith("card '") else face.replace("'", "")
 
 
 def timing_lines(stages: list[Timing], elapsed: float, workers: int) -> list[str]:

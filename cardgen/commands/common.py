@@ -12,6 +12,8 @@ from ..data.versions import load_game, resolve
 
 game_option = click.option("--game", "-g", default=None, help="Game id (a folder in card_data/). Default: the project's default game.")
 version_option = click.option("--version", "-v", "version", default=None, help="Version, e.g. 3.1 or v3. Default: the game's default version.")
+lang_option = click.option("--lang", "-l", "lang", default=None, metavar="LANG",
+                           help="Language to print in (it, en, nl...). Default: the game's source language.")
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 
 
@@ -20,7 +22,11 @@ def project_from(ctx: click.Context) -> Project:
     return load_project(path) if path else find_project()
 
 
-def snapshot_from(ctx: click.Context, game: str | None, version: str | None) -> tuple[Project, Snapshot]:
+def snapshot_from(ctx: click.Context, game: str | None, version: str | None,
+                  lang: str | None = None) -> tuple[Project, Snapshot]:
+    """The resolved version, in `lang` (default: the game's source language)."""
+    from ..i18n.localise import localise
+
     project = project_from(ctx)
     g = load_game(project, game)
-    return project, resolve(project, g, version)
+    return project, localise(resolve(project, g, version), lang)

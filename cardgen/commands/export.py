@@ -13,7 +13,8 @@ from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..outputs import open_output
-from .common import game_option, snapshot_from, version_option
+from ..pipeline import default_out_dir
+from .common import game_option, lang_option, snapshot_from, version_option
 
 out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                           help="Output folder.")
@@ -27,9 +28,9 @@ def command():
     """Export a version's cards for Tabletop Simulator or a print service."""
 
 
-def _checked_snapshot(ctx, game, version):
+def _checked_snapshot(ctx, game, version, lang=None):
     """Like `build`: refuse data with errors, show warnings."""
-    project, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     findings = validate(project, snapshot)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
@@ -42,6 +43,7 @@ def _checked_snapshot(ctx, game, version):
 @command.command(name="tts")
 @game_option
 @version_option
+@lang_option
 @out_option
 @click.option("--base-url", default=None, metavar="URL",
               help="Where you host the images (URL + file name); default: file:/// paths on this computer.")
@@ -51,7 +53,7 @@ def _checked_snapshot(ctx, game, version):
 @jobs_option
 @quiet_option
 @click.pass_context
-def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
+def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
     """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
     from ..export.install import (
         file_url,
@@ -61,8 +63,8 @@ def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
     )
     from ..export.tts import export_tts, write_objects
 
-    project, snapshot = _checked_snapshot(ctx, game, version)
-    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "tts")
+    project, snapshot = _checked_snapshot(ctx, game, version, lang)
+    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / "tts")
 
     def url_in(folder: Path):
         if base_url:
@@ -80,6 +82,10 @@ def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
     if quiet:
         return
     for obj in objects:
+        if not hasattr(obj, "sheets"):  # a board, tile or token object
+            click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {obj.copies} {obj.kind}(s), "
+                       f"{len(obj.pieces)} different")
+            continue
         sheets = ", ".join(f"{s.cols}x{s.rows} of {s.cell[0]}x{s.cell[1]} px" for s in obj.sheets)
         click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {len(obj.copies)} cards, "
                    f"{sum(len(s.cards) for s in obj.sheets)} different ({sheets})")
@@ -93,20 +99,21 @@ def tts(ctx, game, version, out_dir, base_url, install, jobs, quiet):
                    "plain: 300 DPI with the game's bleed.")
 @game_option
 @version_option
+@lang_option
 @out_option
 @jobs_option
 @quiet_option
 @click.pass_context
-def png(ctx, preset, game, version, out_dir, jobs, quiet):
+def png(ctx, preset, game, version, lang, out_dir, jobs, quiet):
     """One PNG per card at a print service's exact size, a folder per deck.
 
     Default output: build/<game>/<version>/png-<preset>/.
     """
     from ..export.printpng import export_png
 
-    project, snapshot = _checked_snapshot(ctx, game, version)
+    project, snapshot = _checked_snapshot(ctx, game, version, lang)
     chosen = PRESETS[preset]
-    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / f"png-{preset}")
+    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / f"png-{preset}")
     with open_output(project, out, f"export png --preset {preset}"):
         results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:

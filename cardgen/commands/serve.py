@@ -8,7 +8,7 @@ import time
 import click
 
 from ..errors import InputError, display_path
-from .common import game_option, project_from, version_option
+from .common import game_option, lang_option, project_from, version_option
 
 WATCHER_START_SECONDS = 10.0
 
@@ -16,13 +16,14 @@ WATCHER_START_SECONDS = 10.0
 @click.command(name="serve")
 @game_option
 @version_option
+@lang_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default is this machine only; 0.0.0.0 shows it to your network.")
 @click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port (0: any free port).")
 @click.option("--no-browser", is_flag=True, help="Do not open the page in a browser.")
 @click.pass_context
-def command(ctx, game, version, host, port, no_browser):
+def command(ctx, game, version, lang, host, port, no_browser):
     """Preview every card face and back in a browser, updated on every save.
 
     Watches card_data/, versions/, templates/, icons/ and fonts/; an edit re-renders only the
@@ -34,7 +35,7 @@ def command(ctx, game, version, host, port, no_browser):
     from ..preview.watch import watch_sources
 
     project = project_from(ctx)
-    preview = Preview(project.root, game, version)
+    preview = Preview(project.root, game, version, lang)
     state = preview.refresh()
     try:
         server = PreviewServer(preview, host, port)
@@ -52,7 +53,8 @@ def command(ctx, game, version, host, port, no_browser):
     watcher.start()
     ready.wait(WATCHER_START_SECONDS)
     server.refresh()  # what was saved while the watcher started
-    click.echo(f"Serving {state.game_name or 'the project'} {state.version} at {server.url} "
+    in_lang = f" ({state.lang})" if state.lang else ""
+    click.echo(f"Serving {state.game_name or 'the project'} {state.version}{in_lang} at {server.url} "
                f"(watching {display_path(project.root)}; Ctrl-C stops)", err=True)
     _report(state if preview.state.serial == state.serial else preview.state, 0.0)
     if not no_browser:

@@ -8,17 +8,18 @@ import click
 
 from ..data.describe import describe
 from ..data.validate import ValidationFailed, validate
-from .common import format_option, game_option, snapshot_from, version_option
+from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="show")
 @game_option
 @version_option
+@lang_option
 @format_option
 @click.pass_context
-def command(ctx, game, version, fmt):
+def command(ctx, game, version, lang, fmt):
     """Show what a version is: rules, symbols with counts, every card with its text."""
-    project, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     # the text shown is generated from the data: data the validator refuses cannot be shown
     errors = [f for f in validate(project, snapshot) if f.severity == "error"]
     if errors:

@@ -9,19 +9,20 @@ import click
 from ..checks import check
 from ..preflight import preflight
 from ..render.fonts import FontSet
-from .common import format_option, game_option, snapshot_from, version_option
+from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
 @click.command(name="validate")
 @game_option
 @version_option
+@lang_option
 @format_option
 @click.option("--strict", is_flag=True, help="Treat warnings as problems (exit 1).")
 @click.pass_context
-def command(ctx, game, version, fmt, strict):
+def command(ctx, game, version, lang, fmt, strict):
     """Check a game version: references, counts, rules, the game's own checks, and the print
     preflight of every rendered card (safe zone, borders, overlap, contrast)."""
-    project, snapshot = snapshot_from(ctx, game, version)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     findings, rendered = check(project, snapshot)  # renders every card, as build does
     if rendered is not None:
         findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))

@@ -17,6 +17,8 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..errors import BuildError
+from .translator import translator_of
+from .model import PluralText
 from .snapshot import Effect, Snapshot
 
 ICON_MARK = re.compile(r"\x00icon:([^|\x00]+)\|([^\x00]*)\x00")
@@ -98,13 +100,22 @@ class SentenceError(BuildError):
     naming the effect in the card's data and the sentence in game.yml."""
 
 
+def sentence_source(snapshot: Snapshot, text: Any, values: dict[str, Any]) -> str:
+    """The Jinja2 source of a sentence in the snapshot's language: a plural sentence picks its
+    form for the number by that language's rule (a translation brings its own forms)."""
+    if isinstance(text, PluralText):
+        return translator_of(snapshot).ngettext(text.one, text.other, values.get(text.count) or 0)
+    return text
+
+
 def effect_sentence(snapshot: Snapshot, effect: Effect) -> str:
     kind = snapshot.game.effect_kinds.get(effect.do)
     if kind is None:
         raise SentenceError(f"unknown effect '{effect.do}' (expected one of: "
                             f"{', '.join(sorted(snapshot.game.effect_kinds))})", effect.loc)
     try:
-        return render_sentence(snapshot, kind.text, effect_values(snapshot, effect)).strip()
+        values = effect_values(snapshot, effect)
+        return render_sentence(snapshot, sentence_source(snapshot, kind.text, values), values).strip()
     except (TemplateError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError, IndexError) as exc:
         where = snapshot.game.source.loc("effects", effect.do, "text")
         what = str(exc) if isinstance(exc, TemplateError) and str(exc) else f"{type(exc).__name__}: {exc}"

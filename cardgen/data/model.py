@@ -72,6 +72,9 @@ class CardType(Strict):
     template: str = Field(description="Face template, relative to templates/<game>/.")
     size: SizeRef | None = Field(None, description="Named size or explicit size; default: the game's card_size.")
     shape: Literal["rect", "circle"] = "rect"
+    component: Literal["card", "board", "tile", "token"] = Field(
+        "card", description="What the piece is where it matters (Tabletop Simulator): card (in a deck), "
+                            "board (one image), tile (two-sided piece), token (one-sided piece).")
     fields: dict[str, ValueSpec] = Field(default_factory=dict)
     effects: StrictBool = Field(False, description="May cards of this type carry effects?")
     per_player: StrictInt | None = Field(None, description="Components of this type per player (set-up).")
@@ -84,12 +87,26 @@ class Deck(Strict):
     art: str | None = None
 
 
+class PluralText(Strict):
+    """A sentence whose words follow a number: one form per plural category of the language.
+
+    In the source language `one` and `other` are the two forms (the game's language decides
+    which one a number takes, with Babel's CLDR rules); a translation gives as many forms as
+    its own language has (gettext msgid_plural / msgstr[n])."""
+
+    count: str = Field(description="The effect parameter whose number chooses the form.")
+    one: str = Field(description="Jinja2 sentence for one (\"+{{ amount }} sword point\").")
+    other: str = Field(description="Jinja2 sentence for every other number (\"+{{ amount }} sword points\").")
+
+
 class EffectKind(Strict):
     """One word of the game's effect vocabulary."""
 
     summary: str = Field(description="What the effect does, for the rulebook's effect list.")
-    text: str = Field(
-        description="Jinja2 sentence printed on the card; parameters by name, icon('name') inlines an icon."
+    text: str | PluralText = Field(
+        description="Jinja2 sentence printed on the card; parameters by name, icon('name') inlines an icon. "
+                    "A sentence with a number-dependent word is {count, one, other} so translations "
+                    "can follow their own plural rules."
     )
     params: dict[str, ValueSpec] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list, description="Free labels that plug-in checks look for.")
@@ -112,7 +129,8 @@ class GameFile(Strict):
     authors: list[str] = Field(default_factory=list)
     players: Players
     play_time: str | None = None
-    language: str = "en"
+    language: str = Field("en", description="The source language the data is written in (it, en, nl...); "
+                                            "translations live in card_data/<game>/locale/<lang>/*.po.")
     default_version: str
     card_size: SizeRef = "poker"
     bleed_mm: StrictFloat = Field(3.0, ge=0, le=10)

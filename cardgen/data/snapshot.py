@@ -127,6 +127,12 @@ class Snapshot:
     # what resolving the versions noticed (a card overridden twice in one file...): the
     # validator reports these with its own findings
     remarks: list[Any] = field(default_factory=list)
+    lang: str = ""  # the language of every printed string; "" = the game's source language
+    translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
+
+    @property
+    def language(self) -> str:
+        return self.lang or self.game.file.language
 
     @property
     def info(self) -> VersionInfo:

@@ -2,7 +2,7 @@
 
 Core checks know only the generic format (card types, fields, symbols, effects, rules, decks,
 claims). A game may add checks of its own in a plug-in beside its data (`plugin:` in game.yml):
-a Python file defining `check(snapshot, report)`.
+a Python file defining `check(snapshot, report)` (and, for `cardgen simulate`, `simulation(snapshot)`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from jinja2 import TemplateError
 from .. import contain
 from ..errors import BuildError, Finding, Loc
 from . import cardtext
-from .model import ValueSpec
+from .model import PluralText, ValueSpec
 from .project import Project
 from .snapshot import Card, Snapshot
 
@@ -66,8 +66,20 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_claims()
     ctx.check_limits()
     report.findings += snapshot.remarks
+    _check_translation(snapshot, report)
     run_plugin(snapshot, report)
     return sorted(report.findings, key=_order)
+
+
+def _check_translation(snapshot: Snapshot, report: Report) -> None:
+    """In a translation, every string of the data its catalogs lack (printed in the source language)."""
+    translator = snapshot.translator
+    if translator is None or translator.is_source:
+        return
+    for msgid, loc in translator.missing_locs.items():
+        text = " ".join(msgid.split())
+        report.warning("untranslated", f"not translated into '{translator.lang}', printed in "
+                       f"'{translator.source_lang}': {text if len(text) <= 60 else text[:57] + '...'!r}", loc=loc)
 
 
 def _order(f: Finding):
@@ -103,10 +115,16 @@ class _Context:
             self._template_exists(self.game.file.rulebook, doc.loc("rulebook"))
         for kid, kind in self.game.effect_kinds.items():
             try:
-                cardtext._template(kind.text)
+                for source in _sentence_sources(kind.text):
+                    cardtext._template(source)
             except TemplateError as exc:
                 self.report.error("bad-sentence", f"effect '{kid}': sentence template does not parse: {exc}",
                                   loc=doc.loc("effects", kid, "text"))
+
+            if isinstance(kind.text, PluralText) and kind.text.count not in kind.params:
+                self.report.error("bad-sentence", f"effect '{kid}': the plural sentence counts '{kind.text.count}', "
+                                  f"which is not one of its parameters ({', '.join(kind.params) or 'none'})",
+                                  loc=doc.loc("effects", kid, "text", "count"))
 
     def _template_exists(self, name: str, loc: Loc) -> None:
         path = self.project.templates_dir / self.game.id / name
@@ -309,6 +327,10 @@ class _Context:
             if deck_total == 0 or Fraction(count, deck_total) != Fraction(num, den):
                 self.report.error("deck-share", f"{name}: {count} of {deck_total} cards is not {claim.share}{says}",
                                   card=card, loc=card.loc_of("count") if card else loc)
+
+
+def _sentence_sources(text) -> list[str]:
+    return [text.one, text.other] if isinstance(text, PluralText) else [text]
 
 
 def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Project) -> str | None:

@@ -39,6 +39,7 @@ from .images import (
     trim_frame,
     write_if_changed,
 )
+from .ttspieces import PieceObject, piece_object, plan_pieces, write_piece_images
 
 MAX_COLS, MAX_ROWS = 10, 7
 PER_SHEET = MAX_COLS * MAX_ROWS - 1
@@ -107,20 +108,25 @@ def cell_size(size_mm: tuple[float, float], cols: int, rows: int) -> tuple[int, 
 
 
 def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: int | None = None,
-               progress: Progress | None = None) -> list[DeckObject]:
-    """Write the deck sheets, back images and thumbnails; return the objects for `write_objects`."""
+               progress: Progress | None = None) -> list[DeckObject | PieceObject]:
+    """Write the deck sheets, back images and thumbnails, and the images of boards, tiles and
+    tokens (ttspieces.py); return the objects for `write_objects`."""
     stem = export_stem(snapshot)
     renderer = CardRenderer(project, snapshot)
-    objects = plan_objects(snapshot, stem)
+    objects: list[DeckObject | PieceObject] = list(plan_objects(snapshot, stem))
     for obj in objects:
         _write_images(project, snapshot, renderer, obj, out_dir, workers, progress)
+    pieces = plan_pieces(snapshot, stem)
+    write_piece_images(project, snapshot, pieces, out_dir, workers, progress)
+    objects += pieces
     remove_stale(out_dir, {name for o in objects for name in (o.file, *o.image_files)}, owned_by(stem))
     return objects
 
 
 def export_stem(snapshot: Snapshot) -> str:
-    """Every file of a version's export starts with it, so versions can share a folder."""
-    return f"{snapshot.game.id}-{snapshot.version}"
+    """Every file of a version's export starts with it, so versions (and languages) can share a folder."""
+    lang = "" if snapshot.language == snapshot.game.file.language else f"-{snapshot.language}"
+    return f"{snapshot.game.id}-{snapshot.version}{lang}"
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
@@ -128,10 +134,13 @@ def owned_by(stem: str) -> Callable[[str], bool]:
     return lambda name: name.startswith(stem + "-") and name.endswith((".png", ".json"))
 
 
-def write_objects(objects: list[DeckObject], snapshot: Snapshot, folder: Path, url_for: Callable[[str], str]) -> None:
+def write_objects(objects: list, snapshot: Snapshot, folder: Path, url_for: Callable[[str], str]) -> None:
     """One saved-object JSON per deck in `folder`, its images addressed through `url_for(file name)`."""
     for obj in objects:
-        data = saved_object(obj, snapshot, url_for)
+        if isinstance(obj, PieceObject):
+            data = piece_object(obj, snapshot, url_for)
+        else:
+            data = saved_object(obj, snapshot, url_for)
         write_if_changed(folder / obj.file, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
@@ -168,7 +177,7 @@ def plan_objects(snapshot: Snapshot, stem: str) -> list[DeckObject]:
     for deck_id, deck in game.decks.items():
         groups: dict[tuple, list[Card]] = {}
         for card in snapshot.cards_in_deck(deck_id):
-            if card.count > 0:
+            if card.count > 0 and game.card_types[card.type].component == "card":
                 size = game.size_of(card.type)
                 groups.setdefault((size.width_mm, size.height_mm, game.card_types[card.type].shape), []).append(card)
         for n, ((w, h, shape), cards) in enumerate(groups.items(), start=1):

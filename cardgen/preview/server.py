@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from .state import Preview, build_files
+from .state import Preview, build_dir, build_files
 
 PAGE_TEMPLATE = Path(__file__).with_name("page.html.j2")
 FONT_TYPES = {".ttf": "font/ttf", ".otf": "font/otf", ".woff": "font/woff", ".woff2": "font/woff2"}
@@ -76,8 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith("/fonts/"):
             self._file(preview.root / "fonts", path[len("/fonts/"):], FONT_TYPES)
         elif path.startswith("/files/"):
-            state = preview.state
-            out = preview.root / "build" / state.game / state.version
+            out = build_dir(preview.root, preview.state) if preview.state.game else preview.root / "build"
             self._file(out, path[len("/files/"):], {".pdf": "application/pdf"})
         elif path == "/diff":
             self._send(HTTPStatus.OK, "text/plain; charset=utf-8", _diff_text(preview).encode("utf-8"))

@@ -22,6 +22,7 @@ from ..data.project import load_project
 from ..data.snapshot import Card, Snapshot
 from ..data.validate import validate
 from ..data.versions import available_versions, load_game, resolve
+from ..i18n.localise import localise
 from ..errors import CardgenError, display_path
 from ..render.cards import CardRenderer, Face
 
@@ -47,6 +48,8 @@ class PreviewState:
     game: str = ""
     game_name: str = ""
     version: str = ""
+    lang: str = ""
+    source_lang: str = ""
     previous: str | None = None  # the version before this one, for the diff link
     cards: list[PreviewCard] = field(default_factory=list)
     decks: list[dict[str, Any]] = field(default_factory=list)
@@ -64,10 +67,11 @@ class PreviewState:
 class Preview:
     """Holds the current state; `refresh()` reloads the project and renders what changed."""
 
-    def __init__(self, root: Path, game: str | None, version: str | None):
+    def __init__(self, root: Path, game: str | None, version: str | None, lang: str | None = None):
         self.root = Path(root)
         self.game_id = game
         self.version = version
+        self.lang = lang  # None: the game's source language
         self.state = PreviewState()
         self.lock = threading.Lock()
         self._rendered: dict[str, tuple[str, Face]] = {}  # face key -> (input digest, face)
@@ -95,7 +99,7 @@ class Preview:
     def _load(self) -> PreviewState:
         project = load_project(self.root)
         game = load_game(project, self.game_id)
-        snapshot = resolve(project, game, self.version)
+        snapshot = localise(resolve(project, game, self.version), self.lang)
         findings = validate(project, snapshot)
         shared = _shared_digest(project, snapshot)
         renderer: CardRenderer | None = None
@@ -125,6 +129,8 @@ class Preview:
             game=game.id,
             game_name=game.name,
             version=snapshot.version,
+            lang=snapshot.language,
+            source_lang=game.file.language,
             previous=_previous(project, game, snapshot.version),
             cards=cards,
             decks=[{"id": d, "name": deck.name, "cards": snapshot.deck_size(d),
@@ -173,6 +179,7 @@ def _shared_digest(project, snapshot: Snapshot) -> str:
     folders = [project.templates_dir / snapshot.game.id, project.templates_dir / "common",
                project.icons_dir, project.fonts_dir]
     return cache_mod.digest_of(
+        snapshot.language,
         snapshot.game.file.model_dump_json(),
         json.dumps(snapshot.rules, sort_keys=True, default=str),
         json.dumps(snapshot.style, sort_keys=True, default=str),
@@ -194,10 +201,16 @@ def _signature(state: PreviewState) -> str:
     return json.dumps(data, sort_keys=True, default=str)
 
 
-def build_files(root: Path, state: PreviewState) -> list[dict[str, str]]:
-    """The version's built PDFs (sheets, rulebook, notes), if `cardgen build` has made them."""
+def build_dir(root: Path, state: PreviewState) -> Path:
+    """Where `cardgen build` writes this version in this language."""
     project = load_project(root)
     out = project.build_dir / state.game / state.version
+    return out / state.lang if state.lang and state.lang != state.source_lang else out
+
+
+def build_files(root: Path, state: PreviewState) -> list[dict[str, str]]:
+    """The version's built PDFs (sheets, rulebook, notes), if `cardgen build` has made them."""
+    out = build_dir(root, state)
     if not out.is_dir():
         return []
     return [{"name": p.name, "url": f"/files/{p.name}", "path": display_path(p)}

@@ -27,6 +27,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..errors import BuildError, CardgenError, Finding, Loc
+from ..data.translator import translator_of
 from ..units import svg_number as _fmt
 from . import textfit
 from .fonts import FontSet, MissingGlyphError
@@ -43,6 +44,7 @@ class CardRenderer:
         self.fonts = FontSet(project.fonts_dir)
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
+        self.shrunk: dict[str, float] = {}
         self._current: str = ""
         self._loc: Loc | None = None
         self._card: Card | None = None
@@ -58,7 +60,10 @@ class CardRenderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             bytecode_cache=jinja_bytecode_cache(project.cache_dir),
+            extensions=["jinja2.ext.i18n"],
         )
+        self.env.policies["ext.i18n.trimmed"] = True
+        translator_of(snapshot).install(self.env)
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
@@ -81,6 +86,7 @@ class CardRenderer:
             if deck.back and self.snapshot.cards_in_deck(deck_id):
                 result.backs[deck_id] = self.render_back(deck_id)
         result.warnings = list(self.warnings)
+        result.shrunk = dict(self.shrunk)
         return result
 
     def render_card(self, card: Card) -> Face:
@@ -125,6 +131,7 @@ class CardRenderer:
                                       line_height=line_height, align=align, fonts=self.fonts)
         if layout.overflow:
             self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}")
+        self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
 
@@ -150,6 +157,7 @@ class CardRenderer:
         else:
             self._warn(f"{len(items)} paragraphs do not fit their box even at "
                        f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+        self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
         for item, layout in zip(items, layouts):
@@ -220,7 +228,16 @@ class CardRenderer:
                 return effect.loc
         return card.loc
 
+    def _note_size(self, used: float, normal: float) -> None:
+        """Remember text that had to shrink: the build reports it per language (Italian runs
+        longer than English, so the same card may fit in one and shrink in the other)."""
+        if normal > 0 and used < normal - 1e-6:
+            ratio = used / normal
+            self.shrunk[self._current] = min(ratio, self.shrunk.get(self._current, 1.0))
+
     def _runs(self, content: Any, bold: bool, italic: bool) -> list:
+        if isinstance(content, Markup):  # a translated template string: text, not markup
+            content = content.unescape()
         if isinstance(content, (str, int, float)):
             return [textfit.Text(str(content), bold=bold, italic=italic)]
         runs = []

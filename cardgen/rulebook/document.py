@@ -35,6 +35,7 @@ from ..data.snapshot import Snapshot
 from ..contain import ContainedLoader, inside
 from ..errors import BuildError, CardgenError, Loc
 from ..render.fonts import FontSet
+from ..data.translator import translator_of
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -70,7 +71,10 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
         trim_blocks=True,
         lstrip_blocks=True,
         bytecode_cache=jinja_bytecode_cache(project.cache_dir),
+        extensions=["jinja2.ext.i18n"],
     )
+    env.policies["ext.i18n.trimmed"] = True
+    translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
         contents=contents,

@@ -19,6 +19,7 @@ from .text import ci as ci_text
 from .text import pct, summary_rows
 
 COLOURS = ["#a8322d", "#2e6fa8", "#2e7d73", "#b8862b", "#7d3fb0", "#6b6b6b"]
+MARKER = "cardgen simulate"  # in every file written here: only such files are ever overwritten
 
 
 def _figure(width: float, height: float):
@@ -127,17 +128,39 @@ def mine_plot(results: list[dict[str, Any]]):
     return fig
 
 
-def _named_figures(results: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
-    tag = "-".join(r["version"] for r in results)
-    figures = [("Game length", f"length-{tag}", length_plot(results)),
-               ("Seats and strategies", f"seats-{tag}", seats_plot(results))]
-    figures += [(f"Card strength {r['version']}", f"cards-{r['version']}", cards_plot(r)) for r in results]
-    figures.append(("Mine", f"mine-{tag}", mine_plot(results)))
+def _figures(results: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The plots, titled, in the order of plot_paths."""
+    figures = [("Game length", length_plot(results)), ("Seats and strategies", seats_plot(results))]
+    figures += [(f"Card strength {r['version']}", cards_plot(r)) for r in results]
+    figures.append(("Mine", mine_plot(results)))
     return figures
 
 
 def plots(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(title, _svg(fig)) for title, _, fig in _named_figures(results)]
+    return [(title, _svg(fig)) for title, fig in _figures(results)]
+
+
+def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path) -> list[Path]:
+    """The PNG files write_plots makes for these results (or version names)."""
+    versions = [r["version"] if isinstance(r, dict) else r for r in results]
+    tag = "-".join(versions)
+    names = [f"length-{tag}", f"seats-{tag}", *(f"cards-{v}" for v in versions), f"mine-{tag}"]
+    return [Path(folder) / f"simulate-{name}.png" for name in names]
+
+
+def check_target(project_root: Path, source_paths: list[Path], target: Path) -> None:
+    """Refuse to write into the project's sources, or over a file cardgen simulate did not write."""
+    from ..errors import InputError, display_path
+
+    path = Path(target).resolve()
+    for folder in [*source_paths, project_root / "tests", project_root / "cardgen"]:
+        folder = folder.resolve()
+        if path == folder or folder in path.parents:
+            raise InputError(f"refusing to write {display_path(path)}: {display_path(folder)} holds your sources")
+    if path.is_dir():
+        raise InputError(f"refusing to write {display_path(path)}: it is a folder")
+    if path.exists() and MARKER.encode() not in path.read_bytes()[:4096]:
+        raise InputError(f"refusing to overwrite {display_path(path)}: cardgen simulate did not write it")
 
 
 def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> list[Path]:
@@ -145,10 +168,9 @@ def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> 
     from ..atomic import atomic_path
 
     written = []
-    for _, name, fig in _named_figures(results):
-        path = Path(folder) / f"simulate-{name}.png"
+    for (_, fig), path in zip(_figures(results), plot_paths(results, folder)):
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
+            fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": MARKER})
         written.append(path)
     return written
 
@@ -159,5 +181,5 @@ def render_report(results: list[dict[str, Any]], game_name: str) -> str:
     env.filters["pct"] = pct
     env.filters["ci"] = ci_text
     template = env.get_template("report.html.j2")
-    return template.render(game=game_name, results=results, plots=plots(results),
+    return template.render(game=game_name, results=results, plots=plots(results), marker=MARKER,
                            summaries=[summary_rows(r) for r in results])

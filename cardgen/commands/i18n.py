@@ -1,0 +1,117 @@
+"""`cardgen i18n extract|update|status`: a game's translations as gettext PO catalogs."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from ..errors import display_path
+from ..i18n import catalogs
+from ..i18n.extract import extract
+from ..i18n.status import language_status
+from ..data.versions import load_game
+from .common import game_option, project_from
+
+
+@click.group(name="i18n")
+def command():
+    """Translations: extract the messages, update the catalogs, show how complete they are."""
+
+
+@command.command(name="extract")
+@game_option
+@click.pass_context
+def extract_command(ctx, game):
+    """Write locale/cards.pot and locale/rulebook.pot from the data and the templates."""
+    project = project_from(ctx)
+    g = load_game(project, game)
+    for domain, catalog in extract(project, g).items():
+        path = catalogs.pot_path(g, domain)
+        catalogs.write(path, catalog)
+        click.echo(f"{display_path(path)}: {sum(1 for m in catalog if m.id)} messages")
+
+
+@command.command(name="update")
+@game_option
+@click.option("--lang", "-l", "langs", multiple=True, metavar="LANG",
+              help="Language to update or start (repeatable). Default: every translation the game has.")
+@click.option("--domain", type=click.Choice(["all", "cards", "rulebook"]), default="all", show_default=True,
+              help="Which catalogs to start for a language named by --lang (existing ones are always updated).")
+@click.pass_context
+def update_command(ctx, game, langs, domain):
+    """Extract, then merge the new messages into each language's catalogs (changed ones become fuzzy)."""
+    project = project_from(ctx)
+    g = load_game(project, game)
+    templates = extract(project, g)
+    for name, catalog in templates.items():
+        catalogs.write(catalogs.pot_path(g, name), catalog)
+    targets = list(langs) or catalogs.translations(g)
+    if not targets:
+        raise click.UsageError(f"{g.name} has no translations yet; start one with --lang LANG")
+    for lang in targets:
+        catalogs.check_language(lang)
+        if lang == g.file.language:
+            raise click.UsageError(f"'{lang}' is the source language of {g.name}: it needs no catalog")
+        for name, template in templates.items():
+            path = catalogs.po_path(g, lang, name)
+            if path.is_file():
+                catalog = catalogs.read(path, lang)
+            elif not langs or domain not in ("all", name):
+                continue  # a catalog is started only when asked for
+            else:
+                catalog = catalogs.Catalog(locale=lang, project=template.project, creation_date=catalogs.FIXED_DATE,
+                                           revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
+            catalog.update(template, no_fuzzy_matching=False)
+            catalogs.write(path, catalog)
+            done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
+                       and (all(m.string) if isinstance(m.string, (list, tuple)) else True))
+            total = sum(1 for m in catalog if m.id)
+            click.echo(f"{display_path(path)}: {done}/{total} translated")
+
+
+@command.command(name="status")
+@game_option
+@click.option("--lang", "-l", "langs", multiple=True, metavar="LANG", help="Only this language (repeatable).")
+@click.option("--all", "show_all", is_flag=True, help="List every untranslated string (default: the first 20).")
+@click.pass_context
+def status_command(ctx, game, langs, show_all):
+    """Completeness per language; untranslated and outdated strings with file:line. Exit 1 when incomplete."""
+    project = project_from(ctx)
+    g = load_game(project, game)
+    templates = extract(project, g)
+    targets = list(langs) or catalogs.translations(g)
+    total = sum(1 for c in templates.values() for m in c if m.id)
+    click.echo(f"{g.name}: source language {g.file.language}, {total} messages; "
+               f"translations: {', '.join(catalogs.translations(g)) or 'none'}")
+    incomplete = False
+    for lang in targets:
+        status = language_status(g, lang, templates)
+        incomplete |= not status.complete
+        state = "complete" if status.complete else "INCOMPLETE"
+        click.echo(f"{lang}: {math.floor(status.percent)}% {state}")
+        for d in status.domains:
+            if not d.exists:
+                click.echo(f"  {d.domain}: no catalog ({d.total} messages; "
+                           f"start it with `cardgen i18n update --game {g.id} --lang {lang} --domain {d.domain}`)")
+                continue
+            extra = f", {d.obsolete} obsolete" if d.obsolete else ""
+            click.echo(f"  {d.domain}: {d.translated}/{d.total} translated, {len(d.untranslated)} untranslated, "
+                       f"{len(d.outdated)} outdated{extra}")
+            shown = 0
+            for kind, entries in (("untranslated", d.untranslated), ("outdated", d.outdated)):
+                for e in entries:
+                    if not show_all and shown >= 20:
+                        break
+                    click.echo(f"    {e.where}: {kind}: {_short(e.msgid)}")
+                    shown += 1
+            hidden = len(d.untranslated) + len(d.outdated) - shown
+            if hidden > 0:
+                click.echo(f"    ... and {hidden} more (--all lists them)")
+    if incomplete:
+        ctx.exit(1)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= 70 else text[:67] + "...")

@@ -1,0 +1,81 @@
+"""The words of one language: gettext lookups over a game's PO catalogs, with plural rules.
+
+A `Translator` answers `gettext` and `ngettext` for the language being built. In the game's
+source language it returns the source text, choosing singular or plural by the language's CLDR
+rule (Babel); in a translation it looks the message up in the compiled catalogs and picks the
+plural form with the catalog's own `Plural-Forms` expression. Every message it could not find
+is remembered, so the build can say which strings are still missing.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+from typing import Callable
+
+from babel import Locale, UnknownLocaleError
+from babel.messages.catalog import Catalog
+
+
+def source_plural(lang: str) -> Callable[[int], int]:
+    """0 for the singular form, 1 for the plural, by the CLDR rule of `lang`."""
+    try:
+        locale = Locale.parse(lang.replace("-", "_"))
+    except (UnknownLocaleError, ValueError):
+        return lambda n: 0 if n == 1 else 1
+    return lambda n: 0 if locale.plural_form(abs(n)) == "one" else 1
+
+
+class Translator:
+    """gettext for one language; `missing` collects the messages it had to leave untranslated."""
+
+    def __init__(self, lang: str, source_lang: str, catalogs: list[Catalog] | None = None):
+        self.lang = lang
+        self.source_lang = source_lang
+        self.is_source = lang == source_lang
+        self.domains: set[str] = {"cards", "rulebook"} if self.is_source else set()
+        self.messages: dict[str, tuple[str, ...]] = {}
+        self.missing: dict[str, None] = {}  # ordered set of msgids
+        self.missing_locs: dict[str, object] = {}  # msgid -> where the data says it (errors.Loc)
+        plural_expr = "(n != 1)"
+        for catalog in catalogs or []:
+            plural_expr = catalog.plural_expr or plural_expr
+            for message in catalog:
+                if not message.id or message.fuzzy:
+                    continue  # the header; an outdated translation counts as missing
+                msgid = message.id[0] if isinstance(message.id, (list, tuple)) else message.id
+                forms = tuple(message.string) if isinstance(message.string, (list, tuple)) else (message.string,)
+                if all(forms):
+                    self.messages[msgid] = forms
+        self._source_plural = source_plural(source_lang)
+        self._plural = _gettext.c2py(plural_expr) if not self.is_source else self._source_plural
+
+    def gettext(self, msgid: str) -> str:
+        if self.is_source or not msgid:
+            return msgid
+        forms = self.messages.get(msgid)
+        if forms is None:
+            self.missing[msgid] = None
+            return msgid
+        return forms[0]
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        if not self.is_source:
+            forms = self.messages.get(singular)
+            if forms is not None:
+                index = self._plural(int(n))
+                return forms[min(index, len(forms) - 1)]
+            self.missing[singular] = None
+        return singular if self._source_plural(int(n)) == 0 else plural
+
+    # Jinja's i18n extension calls these names (with newstyle=True it formats %(name)s itself)
+    def install(self, env) -> None:
+        env.install_gettext_callables(self.gettext, self.ngettext, newstyle=True)
+
+
+def source_translator(lang: str) -> Translator:
+    return Translator(lang, lang)
+
+
+def translator_of(snapshot) -> Translator:
+    """The snapshot's translator; a snapshot that was never localised speaks its source language."""
+    return snapshot.translator or source_translator(snapshot.game.file.language)

@@ -1,0 +1,100 @@
+"""Where a game's message catalogs live, and reading and writing them with Babel.
+
+    card_data/<game>/locale/cards.pot            the messages, extracted (cardgen i18n extract)
+    card_data/<game>/locale/rulebook.pot
+    card_data/<game>/locale/<lang>/cards.po      one language's translations (Poedit, Weblate)
+    card_data/<game>/locale/<lang>/rulebook.po
+
+Two domains, so a language can have its components translated before its rulebook: a build
+in a language without `rulebook.po` prints the components and says why there is no rulebook.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+from pathlib import Path
+
+from babel import Locale, UnknownLocaleError
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import PoFileError, read_po, write_po
+
+from ..atomic import write_bytes
+from ..errors import InputError, Loc
+from ..data.snapshot import Game
+from .strings import DOMAINS
+from ..data.translator import Translator
+
+# A fixed date in the headers: extracting twice from the same data gives the same bytes.
+FIXED_DATE = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def locale_dir(game: Game) -> Path:
+    return game.dir / "locale"
+
+
+def pot_path(game: Game, domain: str) -> Path:
+    return locale_dir(game) / f"{domain}.pot"
+
+
+def po_path(game: Game, lang: str, domain: str) -> Path:
+    return locale_dir(game) / lang / f"{domain}.po"
+
+
+def translations(game: Game) -> list[str]:
+    """Languages with at least one catalog, the source language excluded, sorted."""
+    folder = locale_dir(game)
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if p.is_dir() and p.name != game.file.language and any(p.glob("*.po")))
+
+
+def languages(game: Game) -> list[str]:
+    """The source language first, then every translation."""
+    return [game.file.language] + translations(game)
+
+
+def check_language(lang: str) -> str:
+    """A language code Babel knows (it, en, nl, pt_BR); one line naming what was expected otherwise."""
+    try:
+        Locale.parse(lang.replace("-", "_"))
+    except (UnknownLocaleError, ValueError):
+        raise InputError(f"unknown language '{lang}' (expected a code such as it, en, nl, de, pt_BR)") from None
+    return lang
+
+
+def read(path: Path, lang: str | None = None) -> Catalog:
+    try:
+        with path.open("rb") as f:
+            return read_po(f, locale=lang, abort_invalid=True)
+    except PoFileError as exc:
+        raise InputError(f"not a readable PO catalog: {exc}", Loc(path, getattr(exc, "lineno", 0) or 0)) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"cannot read catalog: {exc}", Loc(path)) from None
+
+
+def write(path: Path, catalog: Catalog) -> None:
+    buf = io.BytesIO()
+    write_po(buf, catalog, width=100, sort_output=False, include_previous=True)
+    data = buf.getvalue()
+    if not path.is_file() or path.read_bytes() != data:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(path, data)
+
+
+def translator_for(game: Game, lang: str) -> Translator:
+    """gettext for `lang` from its catalogs; the source language needs none."""
+    source = game.file.language
+    if lang == source:
+        translator = Translator(lang, source)
+        translator.domains = set(DOMAINS)
+        return translator
+    paths = {d: po_path(game, lang, d) for d in DOMAINS if po_path(game, lang, d).is_file()}
+    if not paths:
+        known = ", ".join(languages(game))
+        raise InputError(f"{game.name} has no translation into '{lang}' (expected one of: {known}); "
+                         f"start one with `cardgen i18n update --game {game.id} --lang {lang}`")
+    translator = Translator(lang, source, [read(p, lang) for p in paths.values()])
+    translator.domains = set(paths)
+    return translator

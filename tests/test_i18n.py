@@ -1,0 +1,187 @@
+"""Issue 14: languages. PO catalogs per language, `i18n extract|update|status`, `build --lang`,
+plural forms by each language's rule, and The King's Blade printed in Dutch."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+from cardgen.data.project import load_project
+from cardgen.data.translator import Translator
+from cardgen.data.versions import load_game
+
+from conftest import ROOT
+
+
+def _pdf_text(path: Path) -> str:
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.fixture(scope="module")
+def dutch(tmp_path_factory):
+    """The King's Blade 3.1 built in Dutch and in English from one private copy of the project."""
+    from cardgen.cli import main
+
+    root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("nl") / "project").root
+    runs = {}
+    for lang in ("nl", "en"):
+        import contextlib
+        import io
+        import os
+
+        out, err = io.StringIO(), io.StringIO()
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    main(["build", "--version", "3.1", "--lang", lang, "--paper", "a4", "--no-png"])
+                    code = 0
+                except SystemExit as exc:
+                    code = exc.code
+        finally:
+            os.chdir(cwd)
+        runs[lang] = (code, out.getvalue(), err.getvalue())
+    return root, runs
+
+
+def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
+    root, runs = dutch
+    code, out, err = runs["nl"]
+    assert code == 0, err
+    sheets = root / "build" / "kings-blade" / "3.1" / "nl" / "sheets-a4.pdf"
+    text = _pdf_text(sheets)
+    # Arming Sword: {orcish: points 1}, {elvish: points 3} -> singular and plural of one message
+    assert "Ridderzwaard" in text and "Smidsbalg" in text
+    assert "+1 zwaardpunt" in text and "+3 zwaardpunten" in text
+    assert "gieten" in text and "Als je giet" in text
+    assert "sword point" not in text and "When you" not in text
+    # the Dutch build went to its own folder, and the English one to the usual place
+    assert (root / "build" / "kings-blade" / "3.1" / "sheets-a4.pdf").is_file()
+    english = _pdf_text(root / "build" / "kings-blade" / "3.1" / "sheets-a4.pdf")
+    assert "+1 sword point" in english and "+3 sword points" in english and "zwaardpunt" not in english
+
+
+def test_dutch_build_says_it_has_no_rulebook_and_reports_text_fit(dutch):
+    _, runs = dutch
+    code, out, err = runs["nl"]
+    assert "no rulebook in 'nl'" in err and "rulebook.po" in err
+    assert "not translated" not in err  # the cards catalog is complete
+    assert "text fit (nl):" in out and "text fit (en):" in runs["en"][1]
+
+
+def _fit_count(out: str) -> int:
+    line = next(ln for ln in out.splitlines() if ln.startswith("text fit"))
+    return int(line.split(": ")[1].split(" of ")[0])
+
+
+def test_dutch_text_runs_longer_than_english(dutch):
+    """The report counts faces whose text shrank: the longer Dutch sentences shrink more of them."""
+    _, runs = dutch
+    assert _fit_count(runs["nl"][1]) > _fit_count(runs["en"][1])
+
+
+def test_i18n_status_of_the_kings_blade_is_complete(cli):
+    result = cli("i18n", "status", "--game", "kings-blade")
+    assert result.code == 0, result.out + result.err
+    assert "nl: 100% complete" in result.out
+    assert "cards: 58/58 translated, 0 untranslated, 0 outdated" in result.out
+    assert "rulebook: no catalog" in result.out
+
+
+def test_committed_catalog_templates_are_current(project_copy, cli):
+    """`i18n extract` on the committed data rewrites the committed .pot files byte for byte."""
+    before = {p.name: p.read_bytes() for p in (project_copy / "card_data" / "kings-blade" / "locale").glob("*.pot")}
+    assert set(before) == {"cards.pot", "rulebook.pot"}
+    result = cli("i18n", "extract", "--game", "kings-blade", cwd=project_copy)
+    assert result.code == 0, result.err
+    after = {p.name: p.read_bytes() for p in (project_copy / "card_data" / "kings-blade" / "locale").glob("*.pot")}
+    assert after == before
+
+
+def test_changed_source_string_becomes_untranslated_then_outdated(project_copy, cli):
+    game_yml = project_copy / "card_data" / "kings-blade" / "game.yml"
+    text = game_yml.read_text(encoding="utf-8")
+    assert "name: The Mine" in text
+    game_yml.write_text(text.replace("name: The Mine", "name: The Deep Mine"), encoding="utf-8")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "name: The Mine" in ln)
+
+    status = cli("i18n", "status", "--game", "kings-blade", cwd=project_copy)
+    assert status.code == 1
+    assert "nl: 98% INCOMPLETE" in status.out
+    assert f"card_data/kings-blade/game.yml:{line}: untranslated: 'The Deep Mine'" in status.out
+
+    update = cli("i18n", "update", "--game", "kings-blade", cwd=project_copy)
+    assert update.code == 0, update.err
+    po = project_copy / "card_data" / "kings-blade" / "locale" / "nl" / "cards.po"
+    catalog = read_po(po.open("rb"))
+    message = catalog.get("The Deep Mine")
+    assert message.fuzzy and message.string == "De Mijn"
+    assert '#, fuzzy\n#| msgid "The Mine"\nmsgid "The Deep Mine"\nmsgstr "De Mijn"' in po.read_text(encoding="utf-8")
+
+    status = cli("i18n", "status", "--game", "kings-blade", cwd=project_copy)
+    assert status.code == 1
+    assert f"card_data/kings-blade/game.yml:{line}: outdated: 'The Deep Mine'" in status.out
+
+    validate = cli("validate", "--version", "3.1", "--lang", "nl", cwd=project_copy)
+    assert validate.code == 0  # a warning: the card prints, in English
+    col = text.splitlines()[line - 1].index("The Mine") + 1
+    assert (f"card_data/kings-blade/game.yml:{line}:{col}: warning: not translated into 'nl', printed in 'en': "
+            "'The Deep Mine' (untranslated)") in validate.out
+    strict = cli("validate", "--version", "3.1", "--lang", "nl", "--strict", cwd=project_copy)
+    assert strict.code == 1
+
+    build = cli("build", "--version", "3.1", "--lang", "nl", "--paper", "a4", "--no-png", cwd=project_copy)
+    assert build.code == 0, build.err
+    assert f"game.yml:{line}:{col}: warning: not translated into 'nl'" in build.err and "'The Deep Mine'" in build.err
+    assert "template string(s)" not in build.err
+
+
+def test_unknown_and_missing_languages_are_one_line(cli):
+    unknown = cli("build", "--version", "3.1", "--lang", "xx-nonsense")
+    assert unknown.code == 2 and unknown.err.strip().count("\n") == 0
+    assert "unknown language 'xx-nonsense'" in unknown.err
+    missing = cli("build", "--version", "3.1", "--lang", "de")
+    assert missing.code == 2 and missing.err.strip().count("\n") == 0
+    assert "no translation into 'de' (expected one of: en, nl)" in missing.err
+
+
+def test_plural_forms_follow_the_target_language():
+    """Polish has three plural forms; the catalog's Plural-Forms chooses, not English's n != 1."""
+    catalog = Catalog(locale="pl")
+    catalog.add(("{{ n }} metal", "{{ n }} metals"), string=("{{ n }} metal", "{{ n }} metale", "{{ n }} metali"))
+    tr = Translator("pl", "en", [catalog])
+    assert [tr.ngettext("{{ n }} metal", "{{ n }} metals", n) for n in (1, 2, 5, 22, 25)] == [
+        "{{ n }} metal", "{{ n }} metale", "{{ n }} metali", "{{ n }} metale", "{{ n }} metali"]
+    assert tr.missing == {}
+    assert tr.gettext("Forge") == "Forge" and list(tr.missing) == ["Forge"]
+
+
+def test_source_language_plural_uses_its_own_rule():
+    """French counts 0 as singular; English does not."""
+    fr, en = Translator("fr", "fr"), Translator("en", "en")
+    assert fr.ngettext("point", "points", 0) == "point"
+    assert en.ngettext("point", "points", 0) == "points"
+    assert en.ngettext("point", "points", 1) == "point"
+
+
+def test_show_in_dutch_translates_effects(cli):
+    result = cli("show", "--version", "3.1", "--lang", "nl")
+    assert result.code == 0, result.err
+    assert "[Orkenstaal] +1 zwaardpunt" in result.out
+    assert "[Elfenstaal] +3 zwaardpunten" in result.out
+
+
+def test_dutch_catalog_has_plural_forms_header():
+    project = load_project(ROOT)
+    game = load_game(project, "kings-blade")
+    po = game.dir / "locale" / "nl" / "cards.po"
+    catalog = read_po(po.open("rb"))
+    assert catalog.num_plurals == 2
+    plural = [m for m in catalog if isinstance(m.id, tuple)]
+    assert len(plural) == 5 and all(len(m.string) == 2 and all(m.string) for m in plural)

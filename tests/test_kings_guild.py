@@ -1,0 +1,337 @@
+"""Issue 14: The King's Guild as data (authored in Italian), its plug-in checks, its boards, tiles
+and tokens, and its cards and rulebook in Italian and English."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from cardgen.buildtypes import BuildOptions
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.i18n.localise import localise
+from cardgen.imposition.stage import sheet_groups
+from cardgen.pipeline import build
+from conftest import ROOT
+
+GAME = "kings-guild"
+VERSION_FILE = "versions/kings-guild/1.yml"
+
+
+def _snapshot(root=ROOT):
+    project = load_project(root)
+    return project, resolve(project, load_game(project, GAME))
+
+
+def _text(path: Path) -> str:
+    """The PDF's text as a reader sees it, words hyphenated at a line end joined again."""
+    raw = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
+
+
+def _findings(cli, cwd) -> tuple[int, list[dict]]:
+    result = cli("validate", "--game", GAME, "--format", "json", cwd=cwd)
+    return result.code, json.loads(result.out)["findings"]
+
+
+# --- composition --------------------------------------------------------------------------------
+
+
+def test_guilds_seals_and_players():
+    _, s = _snapshot()
+    assert (s.game.file.players.min, s.game.file.players.max) == (2, 6)
+    assert s.game.file.language == "it"
+    guilds = [sid for sid, sym in s.symbols.items() if sym.kind == "gilda"]
+    assert len(guilds) == 6 and s.deck_size("gilde") == 6
+    seals = Counter()
+    for card in s.cards_of_type("sigillo"):
+        seals[card.fields["gilda"]] += card.count
+        assert s.symbols[card.fields["gilda"]].colour  # printed in its Guild's colour
+    assert seals == {g: 2 for g in guilds}
+    assert all(c.effects for c in s.cards_of_type("gilda"))  # each Guild has its bonus
+
+
+def test_mission_deck_funeral_and_offering():
+    _, s = _snapshot()
+    missions = s.cards_of_type("missione")
+    doubles = [m for m in missions if m.fields.get("risorse2")]
+    assert (len(missions) - len(doubles), len(doubles)) == (18, 6)
+    assert all(len(m.fields["tesori"]) == 2 for m in doubles)
+    assert s.deck_size("missioni") == 26
+    assert [c.name for c in s.cards_of_type("funerale")] == ["Funerale del Re"]
+    assert [c.name for c in s.cards_of_type("offerta")] == ["Offerta al Concilio"]
+    assert s.rules["posizione_funerale"] < 26 / 2 and s.rules["posizione_offerta"] == 26
+
+
+def test_treasures_rooms_specialists_tokens_and_boards():
+    _, s = _snapshot()
+    for deck in ("tesori-rossi", "tesori-gialli", "tesori-blu"):
+        assert s.deck_size(deck) == 12
+    sets = Counter(c.fields.get("set") for deck in ("tesori-rossi", "tesori-gialli", "tesori-blu")
+                   for c in s.cards_in_deck(deck) for _ in range(c.count))
+    assert sets["charms"] == 8 and sets["reliquia"] == 5
+    rooms = {c.id: c for c in s.cards_of_type("stanza")}
+    assert {"magic-arcaneum", "laboratorio-gemme", "statua-del-re"} <= set(rooms)
+    assert rooms["statua-del-re"].fields["punti"] == 4 and rooms["statua-del-re"].fields["mercato"] is False
+    assert rooms["magic-arcaneum"].name == "Magic Arcaneum" and rooms["laboratorio-gemme"].name == "Laboratorio delle Gemme"
+    specialists = s.cards_of_type("specialista")
+    assert len(specialists) == 20
+    assert all({"costo", "punti", "fase"} <= set(c.fields) and c.effects for c in specialists)
+    tokens = Counter()
+    for c in s.cards_of_type("risorsa"):
+        tokens[c.fields["risorsa"]] += c.count
+    assert tokens == s.rules["riserva"] and {"magia", "gemme"} <= set(tokens)
+    assert s.deck_size("monete") == 30 and s.deck_size("monete-grandi") == 10
+    assert s.deck_size("tabelloni") == 1 and s.deck_size("plance") == 6
+    assert len(s.info.notes.choices) >= 12
+
+
+def test_card_text_comes_from_structured_effects():
+    _, s = _snapshot()
+    from cardgen.data.cardtext import card_plain
+
+    assert card_plain(s, s.card("tg-borsa")) == "Prendi 3 monete [Moneta]".replace(" [Moneta]", "")
+    assert card_plain(s, s.card("s-architetto")) == "Le Stanze ti costano 1 moneta in meno"
+    assert card_plain(s, s.card("tg-lettera-credito")) == "Le Stanze ti costano 2 monete in meno"
+    en = localise(s, "en")
+    assert card_plain(en, en.card("s-architetto")) == "Rooms cost you 1 coin less"
+    assert card_plain(en, en.card("tg-lettera-credito")) == "Rooms cost you 2 coins less"
+    assert card_plain(en, en.card("tb-fascina")) == "Take 2 Wood [Wood] from the main board"
+
+
+# --- the plug-in on broken copies ---------------------------------------------------------------
+
+
+def _break(project_copy: Path, old: str, new: str) -> Path:
+    path = project_copy / VERSION_FILE
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def test_data_validates_clean(cli):
+    code, findings = _findings(cli, ROOT)
+    assert code == 0 and findings == []
+
+
+@pytest.mark.parametrize("old,new,code,message,where", [
+    ("  - {id: gilda-custodi, type: gilda,", "  - {id: gilda-custodi, type: gilda, count: 0,", "kg-guilds",
+     "Gilda dei Custodi has 0 Guild cards, expected 1", "custodi: {kind: gilda"),
+    ("gilda: custodi, count: 2}", "gilda: custodi, count: 3}", "kg-seals",
+     "Gilda dei Custodi has 3 Seal tokens, expected 2", "id: sigillo-custodi"),
+    ("name: Giardino,", "name: Cappella,", "kg-rooms", "two Rooms are called 'Cappella' (giardino at", "id: cappella"),
+    ("posizione_funerale: 11", "posizione_funerale: 14", "kg-funeral",
+     "the King's Funeral is card 14 of 26: it must lie a little before the middle of the Mission deck (card 13)",
+     "posizione_funerale: 14"),
+    ("posizione_offerta: 26", "posizione_offerta: 25", "kg-offering",
+     "the Offering to the Council is card 25, but the Mission deck has 26 cards: it must be the last",
+     "posizione_offerta: 25"),
+    ("effects: [{do: risorse, amount: 2, risorsa: legno}], count: 2}",
+     "effects: [{do: risorse, amount: 2, risorsa: magia}], count: 2}", "kg-precious",
+     "'risorse' hands out Magia, which players may only gather once they have built its Room", "id: tb-fascina"),
+    ("tesori_in_mano: 6", "tesori_in_mano: null", "kg-hand-limit", "the Treasure hand limit is not stated",
+     "tesori_in_mano: null"),
+    ("risorse: {legno: 2, pietra: 1}, monete: 1", "risorse: {legno: 2, oro: 1}, monete: 1", "kg-mission",
+     "risorse: 'oro' is not a resource", "id: m-ponte"),
+])
+def test_plugin_reports_broken_copies(cli, project_copy, old, new, code, message, where):
+    """One error, with the file and line of what broke it."""
+    path = _break(project_copy, old, new)
+    exit_code, findings = _findings(cli, project_copy)
+    assert exit_code == 1
+    hits = [f for f in findings if f["code"] == code and f["message"].startswith(message)]
+    assert len(hits) == 1, findings
+    assert hits[0]["severity"] == "error" and hits[0]["file"] == VERSION_FILE
+    line = path.read_text(encoding="utf-8").splitlines()[hits[0]["line"] - 1]
+    assert where in line, (line, hits[0])
+
+
+def test_precious_resource_without_its_room(cli, project_copy):
+    _break(project_copy, "effects: [{do: sblocca, risorsa: gemme}]}", "effects: [{do: sblocca, risorsa: magia}]}")
+    _, findings = _findings(cli, project_copy)
+    messages = [f["message"] for f in findings if f["code"] == "kg-precious"]
+    assert "Room 'Laboratorio delle Gemme' does not unlock Gemme (no 'sblocca' effect for it)" in messages
+    assert "Laboratorio delle Gemme also unlocks Magia; only magic-arcaneum may" in messages
+
+
+# --- builds in both languages -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The King's Guild built on A4 in Italian and in English, sheets and rulebook, no PNGs."""
+    project = load_project(ROOT)
+    _, snapshot = _snapshot()
+    results = {}
+    for lang in ("it", "en"):
+        out = tmp_path_factory.mktemp(f"kg-{lang}")
+        localised = localise(snapshot, lang)
+        options = BuildOptions(papers=("a4",), out_dir=out, png=False)
+        results[lang] = (localised, build(project, localised, options), out)
+    return results
+
+
+ITALIAN_WORDS = ["Gilda", "Stanza", "Specialista", "Tesoro", "Missione", "Raccogliere", "Fabbricare",
+                 "Espandersi", "monete", "punti", "plancia", "tabellone", "Sigillo", "Funerale", "Offerta",
+                 " della ", " delle ", " il ", " che ", " per ogni ", "Prendi", "Puoi"]
+
+
+def test_rulebooks_speak_their_language(built):
+    it = _text(built["it"][2] / "rulebook-a4.pdf")
+    en = _text(built["en"][2] / "rulebook-a4.pdf")
+    for phrase in ("Scopo del gioco", "Raccogliere", "Fabbricare", "Espandersi", "Funerale del Re",
+                   "Offerta al Concilio", "Laboratorio delle Gemme", "Punteggio"):
+        assert phrase in it, phrase
+    for phrase in ("Goal of the game", "Gather", "Craft", "Expand", "King's Funeral",
+                   "Offering to the Council", "Gem Laboratory", "Scoring"):
+        assert phrase in en, phrase
+    left = [w for w in ITALIAN_WORDS if w in en]
+    assert left == [], f"Italian left in the English rulebook: {left}"
+
+
+def test_rulebook_scoring_summary_is_computed_from_the_data(built):
+    snapshot = built["en"][0]
+    charms = [c for c in snapshot.cards if c.fields.get("set") == "charms"]
+    relics = [c for c in snapshot.cards if c.fields.get("set") == "reliquia"]
+    n_charms, p_charms = sum(c.count for c in charms), sum(c.count * c.fields["punti"] for c in charms)
+    n_relics, p_relics = sum(c.count for c in relics), sum(c.count * c.fields["punti"] for c in relics)
+    en = _text(built["en"][2] / "rulebook-a4.pdf")
+    it = _text(built["it"][2] / "rulebook-a4.pdf")
+    assert f"{n_charms} Charms, {p_charms} points" in en and f"{n_charms} Charms, {p_charms} punti" in it
+    assert f"{n_relics} Relics, {p_relics} points" in en and f"{n_relics} Reliquie, {p_relics} punti" in it
+    assert "whoever holds the most: +3" in en and "Treasure cards. At any time" in en
+    assert "You may hold up to 6 Treasure cards" in en
+
+
+def test_rulebooks_show_the_real_boards(built):
+    """The figures are the rendered boards and cards, in the rulebook's language: words that are
+    printed only on the main board and the player board appear in the PDF's text."""
+    en = _text(built["en"][2] / "rulebook-a4.pdf")
+    it = _text(built["it"][2] / "rulebook-a4.pdf")
+    assert "Coin bank" in en and "Storage: 8 resources" in en and "Mission deck" in en
+    assert "Banca delle monete" in it and "Magazzino: 8 risorse" in it and "Mazzo delle Missioni" in it
+    # a Mission card shown in the Craft section and again in the gallery
+    assert en.count("Banners for the Joust") >= 2 and it.count("Stendardi per la Giostra") >= 2
+
+
+def test_cards_in_english(built):
+    en = _text(built["en"][2] / "sheets-a4.pdf")
+    it = _text(built["it"][2] / "sheets-a4.pdf")
+    assert "Throne Room" in en and "Sala del Trono" in it
+    assert "Rooms cost you 1 coin less" in en and "Rooms cost you 2 coins less" in en
+    assert "Le Stanze ti costano 1 moneta in meno" in it and "Le Stanze ti costano 2 monete in meno" in it
+    assert "Prendi" not in en and "Specialista" not in en
+
+
+def test_no_text_overflows_in_either_language(built):
+    for lang in ("it", "en"):
+        overflow = [w for w in built[lang][1].warnings if "does not fit" in w]
+        assert overflow == [], (lang, overflow)
+        assert not built[lang][1].missing
+
+
+def test_main_board_is_tiled_and_tokens_are_cut(built):
+    snapshot, result, out = built["it"]
+    groups = sheet_groups(snapshot, result.cards, result.files, paper="a4")
+    summary = {(g.spec.trim_w_mm, g.spec.trim_h_mm, g.spec.shape): (g.tiled, len(g.slots)) for g in groups}
+    assert summary[(460, 336, "rect")] == (True, 1)           # the main board: tiled
+    assert summary[(250, 180, "rect")] == (False, 6)          # player boards: one page each
+    assert summary[(40, 40, "rect")] == (False, 28 + 1)       # Room tiles
+    assert summary[(22, 22, "circle")] == (False, 12)         # Seals
+    assert summary[(20, 20, "circle")] == (False, 30)         # coins
+    assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
+    pages = PdfReader(out / "sheets-a4.pdf").pages
+    footers = [page.extract_text().splitlines()[-1] for page in pages]
+    tiles = [f for f in footers if "tabellone · tile" in f]
+    assert len(tiles) == 4 and sum("tile 1,1 of 2 x 2" in f for f in tiles) == 1
+    # landscape pages, each tile region 10 mm into its neighbour's
+    for page in pages:
+        if "tabellone · tile" in page.extract_text():
+            assert float(page.mediabox.width) > float(page.mediabox.height)
+
+
+def test_i18n_status_of_the_kings_guild(cli):
+    result = cli("i18n", "status", "--game", GAME)
+    assert result.code == 0, result.out
+    assert "source language it" in result.out and "en: 100% complete" in result.out
+
+
+# --- Tabletop Simulator -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tts(tmp_path_factory):
+    """`cardgen export tts --game kings-guild --lang en` into a private folder."""
+    from cardgen.export.tts import export_tts, write_objects
+
+    project = load_project(ROOT)
+    _, snapshot = _snapshot()
+    english = localise(snapshot, "en")
+    out = tmp_path_factory.mktemp("kg-tts")
+    objects = export_tts(project, english, out)
+    write_objects(objects, english, out, lambda name: f"https://example.org/kg/{name}")
+    return out, {p.name: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")}
+
+
+def _states(data: dict) -> list[dict]:
+    found = []
+    for state in data["ObjectStates"]:
+        found += [state] + state.get("ContainedObjects", [])
+    return found
+
+
+def test_tts_exports_decks_boards_tiles_and_tokens(tts):
+    out, files = tts
+    assert set(files) == {f"kings-guild-1-en-{d}.json" for d in (
+        "gilde", "missioni", "tesori-rossi", "tesori-gialli", "tesori-blu", "specialisti", "stanze", "sigilli",
+        "risorse", "monete", "monete-grandi", "tabelloni", "plance")}
+    kinds = Counter(s["Name"] for data in files.values() for s in _states(data))
+    assert kinds["Custom_Board"] == 1 + 6
+    assert kinds["Custom_Tile"] == 29 + 30 + 10       # rooms and coins: two-sided
+    assert kinds["Custom_Token"] == 12 + 80           # seals and resources: one-sided
+    assert kinds["DeckCustom"] == 6 and kinds["Bag"] == 5
+    board = files["kings-guild-1-en-tabelloni.json"]["ObjectStates"][0]
+    assert board["Name"] == "Custom_Board" and board["Nickname"] == "Main board"
+    assert board["CustomImage"]["ImageURL"] == "https://example.org/kg/kings-guild-1-en-tabelloni-tabellone.png"
+    assert (out / "kings-guild-1-en-tabelloni-tabellone.png").is_file()
+
+
+def test_tts_tiles_have_backs_and_tokens_do_not(tts):
+    out, files = tts
+    rooms = files["kings-guild-1-en-stanze.json"]["ObjectStates"][0]
+    assert rooms["Name"] == "Bag" and rooms["Nickname"] == "Rooms"
+    throne = next(s for s in rooms["ContainedObjects"] if s["Nickname"] == "Throne Room")
+    image = throne["CustomImage"]
+    assert image["CustomTile"]["Type"] == 0
+    assert image["ImageSecondaryURL"].endswith("kings-guild-1-en-stanze-back.png")
+    assert throne["Description"] == "End of the game: +1 VP for each Mission card with [Crown]"
+    coin = files["kings-guild-1-en-monete.json"]["ObjectStates"][0]["ContainedObjects"][0]
+    assert coin["CustomImage"]["CustomTile"]["Type"] == 2  # round
+    seal = files["kings-guild-1-en-sigilli.json"]["ObjectStates"][0]["ContainedObjects"][0]
+    assert seal["Name"] == "Custom_Token" and seal["CustomImage"]["ImageSecondaryURL"] == ""
+    # pieces are as large on the table as in print: a 40 mm tile and a 460 mm board
+    assert throne["Transform"]["scaleX"] == pytest.approx(40 / 50.8, abs=1e-3)
+    board = files["kings-guild-1-en-tabelloni.json"]["ObjectStates"][0]
+    assert board["Transform"]["scaleX"] == pytest.approx(460 / 50.8, abs=1e-3)
+    from PIL import Image
+
+    with Image.open(out / "kings-guild-1-en-stanze-sala-trono.png") as im:
+        assert im.size == (472, 472)  # 40 mm at 300 DPI
+    with Image.open(out / "kings-guild-1-en-tabelloni-tabellone.png") as im:
+        assert im.size[0] == 4096 and abs(im.size[0] / im.size[1] - 460 / 336) < 0.01
+
+
+def test_tts_text_is_english(tts):
+    _, files = tts
+    names = [s.get("Nickname", "") for data in files.values() for s in _states(data)]
+    text = " ".join(names + [s.get("Description", "") for data in files.values() for s in _states(data)])
+    assert "Court Wizard" in names and "King's Statue" in names
+    left = [w for w in ("Gilda", "Stanza", "Prendi", "Puoi", "monete", "Tesoro") if w in text]
+    assert left == []
