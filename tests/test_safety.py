@@ -285,7 +285,7 @@ def test_symlinked_icon_leading_outside_is_refused_and_never_pasted(cli, project
 
 @pytest.mark.parametrize("name", ["../../../etc/hostname", "/etc/hostname", "kings-blade/../../cardgen"])
 def test_icon_in_a_sentence_stays_inside(cli, project_copy, name):
-    edit(project_copy, GAME, "text: \"+{{ amount }} sword {{ plural(amount, 'point') }}\"",
+    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}',
          f"text: \"+{{{{ amount }}}} {{{{ icon('{name}') }}}} sword\"")
     code, findings = findings_of(cli, project_copy)
     assert code == 1
@@ -435,7 +435,7 @@ def test_plugin_crash_names_its_line(cli, project_copy):
 ])
 @pytest.mark.parametrize("command", ["show", "validate", "build"])
 def test_bad_effect_sentence_is_one_line(cli, project_copy, sentence, expected, command):
-    edit(project_copy, GAME, "text: \"+{{ amount }} sword {{ plural(amount, 'point') }}\"", f'text: "{sentence}"')
+    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}', f'text: "{sentence}"')
     result = cli(command, "-v", "1", *(["--out", "o"] if command == "build" else []), cwd=project_copy)
     assert result.code == 1 and "Traceback" not in result.err and "internal error" not in result.err
     text = result.out + result.err

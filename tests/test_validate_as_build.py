@@ -61,7 +61,7 @@ def test_new_game_with_an_optional_field_left_out(cli, project_copy):
 
 
 def test_validate_reports_a_missing_sentence_icon(cli, project_copy):
-    edit(project_copy, GAME, "text: \"+{{ amount }} sword {{ plural(amount, 'point') }}\"",
+    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}',
          "text: \"+{{ amount }} {{ icon('kings-blade/no-such-icon') }} sword\"")
     code, report = validate_json(cli, project_copy, "-v", "1")
     assert code == 1
