@@ -15,6 +15,8 @@ from cardgen.render.rasterise import RasterJob, rasterise_jobs
 from cardgen.render.svgconvert import svg_to_pdf, svg_to_png
 from cardgen.units import mm_to_pt
 
+PROJECT_FONTS = Path(__file__).resolve().parents[1] / "fonts"
+
 
 @pytest.fixture(scope="module", autouse=True)
 def project_fonts():
@@ -136,8 +138,9 @@ def test_parallel_rendering_matches_serial_bytes(tmp_path):
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     done_serial, done_parallel = [], []
 
-    rasterise_jobs(jobs_for(serial), workers=1, on_done=done_serial.append)
-    rasterise_jobs(jobs_for(parallel), workers=2, on_done=done_parallel.append)
+    # the project's fonts folder, as a build passes it (project.fonts_dir), in both modes
+    rasterise_jobs(jobs_for(serial), workers=1, on_done=done_serial.append, fonts_dir=PROJECT_FONTS)
+    rasterise_jobs(jobs_for(parallel), workers=2, on_done=done_parallel.append, fonts_dir=PROJECT_FONTS)
 
     assert outputs(serial) == outputs(parallel)
     assert len(outputs(serial)) == 8
