@@ -78,14 +78,18 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
     elapsed = time.perf_counter() - started
     if report_path is not None:
         from ..atomic import write_text
+        from ..outputs import open_output_file
         from ..simulate.report import render_report
 
-        write_text(report_path, render_report(results, g.name))
+        with open_output_file(project, report_path, "simulate --report") as target:
+            write_text(target, render_report(results, g.name))
     written = []
     if plots_dir is not None:
+        from ..outputs import open_output
         from ..simulate.report import write_plots
 
-        written = write_plots(results, plots_dir)
+        with open_output(project, plots_dir, "simulate --plots"):
+            written = write_plots(results, plots_dir)
     if fmt == "json":
         data = {"compare": results} if compare else results[0]
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))

@@ -23,10 +23,11 @@ from markupsafe import Markup, escape
 
 from ..buildtypes import Paper, RenderedSet
 from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
+from ..contain import inside
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.translator import translator_of
-from ..errors import BuildError, Loc
+from ..errors import BuildError, CardgenError, Loc
 from ..render.fonts import FontSet
 from ..render.templating import template_environment
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
@@ -56,7 +57,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     """`extra`: more values for the template (the designer's notes get findings and questions)."""
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(project.cache_dir / "svg")
-    env = template_environment(project, snapshot.game.id)
+    env = template_environment(project, snapshot.game.id)  # sandboxed, and never leaves the template folders
     translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
@@ -80,6 +81,8 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
                          _where(exc.__traceback__, project, path)) from None
     except RulebookError as exc:
         raise BuildError(f"rulebook {exc.message}", _where(exc.__traceback__, project, path)) from None
+    except CardgenError as exc:  # an icon or a path a helper refused
+        raise BuildError(f"rulebook: {exc.message}", exc.loc or _where(exc.__traceback__, project, path)) from None
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
                          _where(exc.__traceback__, project, path)) from None
@@ -103,11 +106,15 @@ def fill_contents(text: str) -> str:
 
 
 def _template_url(project: Project, name: str) -> Markup:
-    """file: URL of a file in templates/ (a stylesheet), checked to exist; `common/...` falls
-    back to cardgen's built-in common templates, like the templates themselves."""
-    path = project.templates_dir / name
-    if not path.is_file() and name.startswith("common/"):
-        path = TEMPLATES_DIR / name.removeprefix("common/")
+    """file: URL of a file in templates/ (a stylesheet), checked to exist and to lie inside
+    templates/ after resolving links; `common/...` falls back to cardgen's built-in common
+    templates, like the templates themselves."""
+    try:
+        path = inside(project.templates_dir, name, "template_url")
+        if not path.is_file() and name.startswith("common/"):
+            path = inside(TEMPLATES_DIR, name.removeprefix("common/"), "template_url")
+    except BuildError as exc:
+        raise RulebookError(exc.message) from None
     if not path.is_file():
         raise RulebookError(f"names {name}, which is not in {project.templates_dir}")
     return Markup(path.as_uri())

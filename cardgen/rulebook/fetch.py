@@ -30,13 +30,13 @@ class RefusedURL(FatalURLFetchingError):
 class ProjectFetcher(URLFetcher):
     """Serves `file:` URLs below the allowed folders and `data:` URLs; refuses the rest.
 
-    Paths are compared after normalising `..` but without resolving symbolic links: a link
-    the user placed inside the project is theirs to make, while `../../etc` is not.
+    Paths are compared after resolving `..` and symbolic links, like every other stage (see
+    cardgen.contain): a link in templates/ that leads to /etc is refused like `../../etc`.
     """
 
     def __init__(self, allowed: list[Path]):
         super().__init__(fail_on_errors=True)
-        self.allowed = [Path(os.path.normpath(os.path.abspath(p))) for p in allowed]
+        self.allowed = [Path(os.path.realpath(os.path.abspath(p))) for p in allowed]
 
     def fetch(self, url: str, headers=None) -> URLFetcherResponse:
         scheme = urlsplit(url).scheme.lower()
@@ -45,7 +45,7 @@ class ProjectFetcher(URLFetcher):
         if scheme != "file":
             raise RefusedURL(url, "remote and non-file URLs are never fetched; "
                                   "put the file in the project and refer to it by a relative path")
-        path = Path(os.path.normpath(unquote(urlsplit(url).path)))
+        path = Path(os.path.realpath(unquote(urlsplit(url).path)))
         if not any(path == root or root in path.parents for root in self.allowed):
             raise RefusedURL(url, f"outside the project (allowed: {', '.join(map(str, self.allowed))})")
         if not path.is_file():
