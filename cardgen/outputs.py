@@ -1,7 +1,9 @@
 """Output folders: the one safe way for a command to write files.
 
-Every command that writes output opens its folder with `open_output` (or, for a single named
-file such as `diff --out`, `open_output_file`). While the folder is open:
+Every command that writes output opens its folder with `open_output`; a single named file
+(`diff --out`, `simulate --report`, `table export --to`) goes through `open_output_file`, and
+the commands whose job is to write the designer's own files (`i18n extract|update`) through
+`open_data_folder`. While an output folder is open:
 
 - it is not a project source, whatever the spelling (relative, absolute, `..`, a symbolic link):
   the path is compared after resolving links (`refuse_sources`);
@@ -12,6 +14,11 @@ file such as `diff --out`, `open_output_file`). While the folder is open:
   overwritten (unless it already holds the same bytes) and never deleted: `remove_stale`
   deletes only recorded files whose content is still what cardgen wrote;
 - an OS error (a read-only folder, a full disk) ends the command with one line naming the path.
+
+A single file is often written into a folder of the user's (the project root, the desktop), so
+nothing is left beside it: the same checks hold (never a source, never a file cardgen did not
+write unless --force where a command offers it), the write is atomic, and the record of what
+cardgen wrote, with its lock, lives in the project's build folder (`build/.cardgen-files`).
 
     from cardgen.outputs import open_output, remove_stale
     with open_output(project, out_dir, "export foo") as out:
@@ -30,7 +37,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .builtin import BUILTIN_DIR
@@ -38,8 +45,11 @@ from .errors import BuildError, InputError, display_path
 
 MANIFEST = ".cardgen-outputs"  # JSON, but no .json suffix: Tabletop Simulator lists every *.json
 LOCK = ".cardgen-lock"
+FILES_RECORD = ".cardgen-files"  # in build/: the single files cardgen wrote anywhere (see open_output_file)
+FILES_LOCK = ".cardgen-files.lock"
+DATA_LOCK = ".cardgen-data.lock"  # in build/: `i18n` writing a game's catalogs
 LEGACY_MANIFEST = ".cardgen-build.json"  # builds before the outputs manifest: adopt their files
-_SKIP = {MANIFEST, LOCK}
+_SKIP = {MANIFEST, LOCK, FILES_RECORD, FILES_LOCK, DATA_LOCK}
 
 _open: contextvars.ContextVar[tuple[OutputFolder, ...]] = contextvars.ContextVar("cardgen_outputs", default=())
 
@@ -95,18 +105,8 @@ class OutputFolder:
             self.files.pop(rel, None)
 
     def save(self) -> None:
-        """Write the manifest atomically (by hand: cardgen.atomic records writes here, so it
-        cannot be used to write the record itself)."""
         present = {k: v for k, v in sorted(self.files.items()) if (self.root / k).is_file()}
-        text = json.dumps({"written_by": "cardgen", "files": present}, indent=1, sort_keys=True) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f"{MANIFEST}.", suffix=".tmp", dir=self.root)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.manifest)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        _write_json(self.manifest, {"written_by": "cardgen", "files": present})
 
 
 # --- where writing is allowed ------------------------------------------------------------------
@@ -170,17 +170,119 @@ def open_output(project, folder: Path, command: str = "cardgen") -> Iterator[Out
             out.save()
 
 
-@contextlib.contextmanager
-def open_output_file(project, path: Path, command: str = "cardgen") -> Iterator[Path]:
-    """Hold the folder of one named output file (`diff --out x.md`); the file itself must be
-    cardgen's or new, and never a project source."""
-    refuse_sources(project, path)
-    target = Path(path)
+# --- one named file (`diff --out notes.md`, `simulate --report r.html`, `table export --to x.csv`)
+#
+# A single file is often written into a folder of the user's (the project root, the desktop):
+# nothing is left beside it. What cardgen wrote is recorded in the project's build folder
+# instead (FILES_RECORD: resolved path -> hash), under a lock of its own there; the write
+# itself is atomic, so two commands writing the same file never leave a mixed one.
+
+
+def check_output_file(project, path: Path, *, new_in_data: bool = False, force_option: str | None = None,
+                      force: bool = False) -> Path:
+    """`path` resolved, or an InputError: it is a source (or inside one), a folder, or an
+    existing file cardgen did not write (recorded, and unchanged since).
+
+    new_in_data: a new file may be created in the project's versions/ or card_data/ (a table a
+    version will read), but an existing file there is never replaced. force: the user passed
+    `force_option`, so an existing file that is not a source may be replaced.
+    """
+    target = _resolve(path)
     if target.is_dir():
-        raise InputError(f"{display_path(target)} is a folder; expected a file name")
-    with open_output(None, target.parent if str(target.parent) else Path("."), command) as out:
-        out.claim(target)
-        yield target
+        raise InputError(f"{display_path(path)} is a folder; expected a file name")
+    exists = os.path.lexists(path)
+    data = [] if project is None else [_resolve(project.versions_dir), _resolve(project.card_data)]
+    if new_in_data and any(folder in target.parents for folder in data):
+        if exists:
+            raise InputError(f"{display_path(path)} is a project source; cardgen never overwrites one "
+                             "(write a new file, then point the version at it)")
+        return target
+    refuse_sources(project, path, "write")
+    if exists and not force and not _recorded(project, target):
+        hint = f"pass {force_option} to replace it" if force_option else "move it away, or choose another file name"
+        raise InputError(f"{display_path(path)} exists and was not written by cardgen; {hint}")
+    return target
+
+
+@contextlib.contextmanager
+def open_output_file(project, path: Path, command: str = "cardgen", *, new_in_data: bool = False,
+                     force_option: str | None = None, force: bool = False) -> Iterator[Path]:
+    """Check `path` (see check_output_file) under the record's lock, yield it for one atomic
+    write (cardgen.atomic), then record what was written. Nothing is left beside the file."""
+    record = _record_path(project)
+    with contextlib.ExitStack() as stack:
+        if record is not None:
+            with os_errors():
+                record.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_lock(record.parent, command, FILES_LOCK))
+        target = check_output_file(project, path, new_in_data=new_in_data, force_option=force_option, force=force)
+        with os_errors():
+            yield Path(path)
+        if record is not None and target.is_file():
+            with os_errors():
+                files = _read_record(record)
+                files[str(target)] = _file_digest(target)
+                _write_json(record, {"written_by": "cardgen", "files": dict(sorted(files.items()))})
+
+
+def check_output_folder(project, folder: Path, paths) -> Path:
+    """Before the work starts: `folder` is no source, and none of `paths` (the files a command
+    will write there) is an existing file cardgen did not write. Returns the folder resolved."""
+    root = refuse_sources(project, folder, "write into")
+    out = OutputFolder(root) if root.is_dir() else None
+    for path in paths:
+        rel = out.relative(Path(path)) if out is not None else None
+        if os.path.lexists(path) and not (out is not None and (out.adopt or rel in out.files)):
+            raise InputError(f"{display_path(Path(path))} exists and was not written by cardgen; refusing to "
+                             "replace it (move it away, or choose another folder)")
+    return root
+
+
+@contextlib.contextmanager
+def open_data_folder(project, folder: Path, within: Path, command: str) -> Iterator[Callable[[Path], Path]]:
+    """For a command whose job is to write the designer's own files (`i18n extract|update`
+    write a game's PO catalogs): every file it writes must lie inside `within` after resolving
+    links (a `locale` link leading elsewhere is refused: call the yielded check on each path),
+    one such command runs at a time (its lock is kept in build/, not among the sources), and an
+    OS error is one line."""
+    def check(path: Path) -> Path:
+        target = _resolve(path)
+        if _resolve(within) not in target.parents:
+            raise InputError(f"{display_path(path)} leads outside {display_path(within)}/ (to {target}); "
+                             "cardgen writes a game's files only inside its folder")
+        return path
+
+    check(folder / "x")
+    record = _record_path(project)
+    with contextlib.ExitStack() as stack:
+        if record is not None:
+            with os_errors():
+                record.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_lock(record.parent, command, DATA_LOCK))
+        with os_errors():
+            yield check
+
+
+def _record_path(project) -> Path | None:
+    return None if project is None else Path(project.build_dir) / FILES_RECORD
+
+
+def _recorded(project, target: Path) -> bool:
+    """Did cardgen write `target` (as a single file), and does it still hold what it wrote?"""
+    record = _record_path(project)
+    if record is None or not target.is_file() or target.is_symlink():
+        return False
+    digest = _read_record(record).get(str(target))
+    return digest is not None and digest == _file_digest(target)
+
+
+def _read_record(record: Path) -> dict[str, str]:
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        files = data.get("files", {}) if isinstance(data, dict) else {}
+        return {str(k): str(v) for k, v in files.items()}
+    except (OSError, ValueError):
+        return {}
 
 
 def folder_for(path: Path) -> OutputFolder | None:
@@ -240,9 +342,9 @@ def os_error_message(exc: OSError) -> str:
 
 
 @contextlib.contextmanager
-def _lock(root: Path, command: str) -> Iterator[None]:
-    """An exclusive lock on root/.cardgen-lock, released when the process ends however it ends."""
-    path = root / LOCK
+def _lock(root: Path, command: str, name: str = LOCK) -> Iterator[None]:
+    """An exclusive lock on root/<name>, released when the process ends however it ends."""
+    path = root / name
     with os_errors():
         handle = open(path, "a+", encoding="utf-8")
     try:
@@ -276,6 +378,20 @@ def _try_lock(handle) -> bool:
         return True
     except OSError:
         return False
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write a record atomically (by hand: cardgen.atomic records writes here, so it cannot be
+    used to write the record itself)."""
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _file_digest(path: Path) -> str:

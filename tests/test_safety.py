@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 
 from cardgen import atomic
-from cardgen.errors import BuildError
+from cardgen.errors import BuildError, InputError
 from cardgen.outputs import LOCK, MANIFEST, open_output, open_output_file, remove_stale
 
 V1 = "versions/kings-blade/1.yml"
@@ -207,7 +207,8 @@ def test_diff_out_writes_new_and_own_files_only(cli, project_copy):
     assert again.code == 0, again.err
     (project_copy / "mine.md").write_text("my release notes")
     refused = cli("diff", "3", "3.1", "--out", "mine.md", cwd=project_copy)
-    assert "exists and was not written by cardgen" in one_line(refused, 1)
+    assert "exists and was not written by cardgen" in one_line(refused, 2)
+    assert not list(project_copy.glob(".cardgen-*"))  # its bookkeeping is under build/, not beside the file
     assert (project_copy / "mine.md").read_text() == "my release notes"
 
 
@@ -237,12 +238,29 @@ def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
     assert [p.name for p in out.iterdir() if p.suffix == ".tmp"] == []
 
 
-def test_diff_out_file_is_recorded(tmp_path):
-    target = tmp_path / "x.txt"
-    with open_output_file(None, target, "diff") as path:
+def test_single_output_file_is_recorded_in_build_not_beside_it(tmp_path):
+    from cardgen.data.project import load_project
+    from cardgen.outputs import FILES_RECORD
+
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "cardgen.yml").write_text("build_dir: out\n")
+    project = load_project(tmp_path / "p")
+    target = tmp_path / "desk" / "x.txt"
+    target.parent.mkdir()
+    with open_output_file(project, target, "diff") as path:
         atomic.write_text(path, "hello")
-    assert json.loads((tmp_path / MANIFEST).read_text())["files"] == {
-        "x.txt": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}
+    assert [p.name for p in target.parent.iterdir()] == ["x.txt"]
+    assert json.loads((tmp_path / "p" / "out" / FILES_RECORD).read_text())["files"] == {
+        str(target.resolve()): "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}
+    with open_output_file(project, target, "diff") as path:  # its own, unchanged: replaced
+        atomic.write_text(path, "hello again")
+    target.write_text("the user's edit")
+    with pytest.raises(InputError, match="x.txt exists and was not written by cardgen"):
+        with open_output_file(project, target, "diff"):
+            pass
+    with pytest.raises(InputError, match="is a folder"):
+        with open_output_file(project, target.parent, "diff"):
+            pass
 
 
 # --- 2. containment -------------------------------------------------------------------------
@@ -447,8 +465,11 @@ def test_bad_effect_sentence_is_one_line(cli, project_copy, sentence, expected, 
     result = cli(command, "-v", "1", *(["--out", "o"] if command == "build" else []), cwd=project_copy)
     assert result.code == 1 and "Traceback" not in result.err and "internal error" not in result.err
     text = result.out + result.err
-    assert re.search(r"versions/kings-blade/1\.yml:\d+:\d+: error: the sentence of effect 'points' "
-                     r"\(game\.yml 78:11\) fails: .*" + re.escape(expected), text), text
+    # validate and build list it as a finding; show (which shows data even with errors) stops on it
+    finding = r"versions/kings-blade/1\.yml:\d+:\d+: error: " if command != "show" else \
+        r"^error: versions/kings-blade/1\.yml:\d+:\d+: "
+    assert re.search(finding + r"the sentence of effect 'points' \(game\.yml \d+:\d+\) fails: .*"
+                     + re.escape(expected), text, re.M), text
 
 
 @pytest.mark.parametrize("depth,opener", [(100, "["), (5000, "["), (3000, "{a: "), (300, "- ")])
@@ -551,3 +572,81 @@ def test_ctrl_c_in_workers_prints_no_tracebacks(tmp_path):
     assert (proc.returncode, proc.stderr.strip()) == (130, "interrupted"), proc.stderr
     assert not list(tmp_path.glob("*.tmp"))
     assert 1 <= len(list(tmp_path.glob("*.png"))) < 8
+
+
+# --- every command that writes goes through the output guard ---------------------------------
+
+
+def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_path):
+    """diff --out, simulate --report and table export --to write one file into a folder of the
+    user's: no lock or manifest is left there; what cardgen wrote is recorded under build/."""
+    from cardgen.outputs import FILES_RECORD
+
+    desk = tmp_path / "desk"
+    desk.mkdir()
+    (desk / "todo.txt").write_text("the user's own list")
+    runs = [("diff", "3", "3.1", "--out", str(desk / "notes.md"), "--format", "markdown"),
+            ("simulate", "--games", "4", "--jobs", "1", "--no-claims", "--report", str(desk / "report.html")),
+            ("table", "export", "--version", "3.1", "--to", str(desk / "cards.csv"))]
+    for _ in range(2):  # the second time each replaces its own file, without --force
+        for args in runs:
+            result = cli(*args, cwd=project_copy)
+            assert result.code == 0, (args, result.err)
+    assert sorted(p.name for p in desk.iterdir()) == ["cards.csv", "notes.md", "report.html", "todo.txt"]
+    assert (desk / "notes.md").read_text().startswith("#") and (desk / "cards.csv").read_text().startswith("id,")
+    record = json.loads((project_copy / "build" / FILES_RECORD).read_text())["files"]
+    assert sorted(Path(k).name for k in record) == ["cards.csv", "notes.md", "report.html"]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", v) for v in record.values())
+    (desk / "notes.md").write_text("edited by the user since")  # no longer what cardgen wrote
+    for args in (runs[0], ("diff", "3", "3.1", "--out", str(desk / "todo.txt"))):
+        text = one_line(cli(*args, cwd=project_copy), 2)
+        assert "exists and was not written by cardgen" in text, text
+    assert (desk / "notes.md").read_text() == "edited by the user since"
+    assert (desk / "todo.txt").read_text() == "the user's own list"
+
+
+@pytest.mark.parametrize("out", ["card_data", "./versions/../templates/x", "{root}/icons", "link-dir", "."])
+def test_calibrate_and_print_never_write_into_sources(cli, project_copy, out):
+    (project_copy / "link-dir").symlink_to(project_copy / "card_data")
+    before = snapshot_of(project_copy)
+    for command in (("calibrate", "--paper", "a4"), ("export", "print", "--version", "1")):
+        result = cli(*command, "--out", out.format(root=project_copy), cwd=project_copy)
+        assert "refusing to" in one_line(result, 2), command
+    assert snapshot_of(project_copy) == before
+
+
+def test_calibrate_keeps_a_users_sheet_and_records_its_own(cli, project_copy, tmp_path):
+    out = tmp_path / "cal"
+    out.mkdir()
+    (out / "calibration-a4.pdf").write_bytes(b"%PDF my own sheet")
+    text = one_line(cli("calibrate", "--paper", "a4", "--out", str(out), cwd=project_copy), 1)
+    assert "calibration-a4.pdf exists and was not written by cardgen" in text, text
+    assert (out / "calibration-a4.pdf").read_bytes() == b"%PDF my own sheet"
+    assert cli("calibrate", "--paper", "letter", "--out", str(out), cwd=project_copy).code == 0
+    assert cli("calibrate", "--paper", "letter", "--out", str(out), cwd=project_copy).code == 0  # its own again
+    assert list(json.loads((out / MANIFEST).read_text())["files"]) == ["calibration-letter.pdf"]
+
+
+def test_i18n_writes_catalogs_only_inside_the_game(cli, project_copy, tmp_path):
+    """A `locale` (or language) folder linked elsewhere is refused before anything is written."""
+    import shutil
+
+    locale = project_copy / "card_data" / "kings-blade" / "locale"
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(str(locale), str(elsewhere))
+    locale.symlink_to(elsewhere)
+    before = {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()}
+    for args in (("i18n", "extract"), ("i18n", "update", "--lang", "nl")):
+        text = one_line(cli(*args, cwd=project_copy), 2)
+        assert "leads outside" in text and "card_data/kings-blade/" in text, text
+    assert {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()} == before
+    locale.unlink()
+    shutil.move(str(elsewhere), str(locale))
+    away = tmp_path / "away"
+    away.mkdir()
+    (locale / "de").symlink_to(away)  # one language linked out
+    pots = {p: p.read_bytes() for p in locale.glob("*.pot")}
+    text = one_line(cli("i18n", "update", "--lang", "de", cwd=project_copy), 2)
+    assert "leads outside" in text, text
+    assert list(away.iterdir()) == [] and {p: p.read_bytes() for p in locale.glob("*.pot")} == pots
+    assert cli("i18n", "update", "--lang", "nl", cwd=project_copy).code == 0

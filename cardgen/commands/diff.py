@@ -12,7 +12,7 @@ from ..atomic import write_text
 from ..console import progress_for
 from ..data.versions import load_game, resolve
 from ..errors import display_path
-from ..outputs import open_output_file, refuse_sources
+from ..outputs import check_output_file, open_output_file
 from .common import game_option, project_from
 
 FORMATS = ["text", "markdown", "json", "html"]
@@ -43,8 +43,8 @@ def command(ctx, old, new, game, fmt, exit_code, out_file, jobs):
     from ..diff.formats import as_json, as_markdown, as_text
 
     project = project_from(ctx)
-    if out_file is not None:  # refuse a source before any work, not after
-        refuse_sources(project, out_file)
+    if out_file is not None:  # refuse a source or a file of the user's before any work, not after
+        check_output_file(project, out_file)
     g = load_game(project, game)
     diff = diff_versions(project, resolve(project, g, old), resolve(project, g, new))
     if fmt == "html":

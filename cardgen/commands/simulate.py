@@ -62,13 +62,15 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
         raise InputError("--bots: expected at least one bot name")
     versions = [normalise_version(v) for v in compare] if compare else [normalise_version(version or g.file.default_version)]
     jobs = jobs or os.cpu_count() or 1
-    if report_path is not None or plots_dir is not None:  # before playing: never write over a source
-        from ..simulate.report import check_target, plot_paths
+    if report_path is not None:  # before playing: never write over a source or a file of the user's
+        from ..outputs import check_output_file
 
-        targets = [report_path] if report_path is not None else []
-        targets += plot_paths(versions, plots_dir) if plots_dir is not None else []
-        for target in targets:
-            check_target(project.root, project.source_paths, target)
+        check_output_file(project, report_path)
+    if plots_dir is not None:
+        from ..outputs import check_output_folder
+        from ..simulate.report import plot_paths
+
+        check_output_folder(project, plots_dir, plot_paths(versions, plots_dir))
     results = []
     with Runner(jobs, progress_for(quiet or fmt == "json")) as runner:
         for v in versions:

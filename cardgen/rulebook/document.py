@@ -22,7 +22,7 @@ from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 from markupsafe import Markup, escape
 
 from ..buildtypes import Paper, RenderedSet
-from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
+from ..builtin import BUILTIN_DIR, FONTS_DIR, ICONS_DIR, TEMPLATES_DIR
 from ..contain import inside
 from ..data.project import Project
 from ..data.snapshot import Snapshot
@@ -139,7 +139,10 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
 
     from .fetch import ProjectFetcher, RefusedURL
 
-    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR])
+    # cardgen's built-ins by each folder: in a source checkout they are links, which the
+    # fetcher resolves before comparing
+    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR, FONTS_DIR,
+                              TEMPLATES_DIR, ICONS_DIR])
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
