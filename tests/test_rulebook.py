@@ -3,6 +3,7 @@ page sizes, refusal of outside URLs, template/data mismatches, determinism."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -92,12 +93,13 @@ def test_the_build_renders_the_cards_once_and_times_each_paper(built):
     assert result.renderers == 1  # the rulebook draws its icons without a Renderer of its own
     stages = {t.stage: t for t in result.timings}
     assert list(stages) == ["validate", "render", "preflight", "rasterise", "export", "rulebook A4",
-                            "rulebook LETTER"]
-    for paper in ("A4", "LETTER"):
-        timing = stages[f"rulebook {paper}"]
-        html, layout, pdf = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
-        assert 0 < layout and 0 < pdf and abs(html + layout + pdf - timing.seconds) < 0.02
-        pages = next(o.pages for o in result.outputs if o.path.name == f"rulebook-{paper.lower()}.pdf")
+                            "rulebook LETTER", "notes A4", "notes LETTER"]
+    for name, paper in itertools.product(("rulebook", "notes"), ("A4", "LETTER")):
+        timing = stages[f"{name} {paper}"]
+        html, layout, pdf, cards = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
+        assert 0 < layout and 0 < pdf and abs(html + layout + pdf + cards - timing.seconds) < 0.02
+        assert (cards > 0) == (name == "rulebook")  # the notes show no cards
+        pages = next(o.pages for o in result.outputs if o.path.name == f"{name}-{paper.lower()}.pdf")
         assert timing.detail.endswith(f"{pages} pages")
 
 
