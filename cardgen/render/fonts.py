@@ -11,7 +11,6 @@ measured with exactly the metrics cairo will use.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import shutil
 from dataclasses import dataclass
