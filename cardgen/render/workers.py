@@ -12,6 +12,7 @@ which the build waits for them (the cards, then the rulebook).
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 from collections.abc import Callable
@@ -28,10 +29,12 @@ def worker_count(requested: int | None) -> int:
 
 
 class Workers:
-    def __init__(self, count: int | None, fonts_dir: Path, font_cache: Path | None):
+    def __init__(self, count: int | None, fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...] = ()):
+        """`preload`: modules each worker imports as it starts (the renderers its jobs will use)."""
         self.count = worker_count(count)
         self.fonts_dir = fonts_dir
         self.font_cache = font_cache
+        self.preload = preload
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -46,11 +49,27 @@ class Workers:
                 return fn(*args)
 
             return Later(here)
+        return self._started().submit(fn, *args)
+
+    def start(self) -> Workers:
+        """Start the worker processes now rather than at the first job.
+
+        A worker spends about a second of CPU starting Python and importing cairo and
+        weasyprint; started early, that overlaps what this process does before it has jobs
+        (validating, rendering the SVGs, the rulebook's HTML) instead of delaying the first.
+        """
+        if self.parallel and self._pool is None:
+            pool = self._started()
+            for _ in range(self.count):  # the pool spawns a process per job waiting, up to count
+                pool.submit(_ready)
+        return self
+
+    def _started(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                initializer=fonts.use_project_fonts, initargs=(self.fonts_dir, self.font_cache))
-        return self._pool.submit(fn, *args)
+                initializer=_start_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
+        return self._pool
 
     def close(self, cancel: bool = False) -> None:
         if self._pool is not None:
@@ -62,6 +81,16 @@ class Workers:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(cancel=exc_type is not None)
+
+
+def _start_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...]) -> None:
+    fonts.use_project_fonts(fonts_dir, font_cache)
+    for module in preload:
+        importlib.import_module(module)
+
+
+def _ready() -> None:
+    """A job that does nothing: submitted by `start` so that the pool spawns its processes."""
 
 
 class Later:
