@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -68,7 +69,7 @@ class Workers:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
+                initializer=_init_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
         return self._pool
 
     def close(self, cancel: bool = False) -> None:
@@ -81,12 +82,6 @@ class Workers:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(cancel=exc_type is not None)
-
-
-def _start_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...]) -> None:
-    fonts.use_project_fonts(fonts_dir, font_cache)
-    for module in preload:
-        importlib.import_module(module)
 
 
 def _ready() -> None:
@@ -109,3 +104,13 @@ class Later:
     def cancel(self) -> bool:
         self._call = None
         return True
+
+
+def _init_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...]) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and prints one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback); then they import the
+    renderers their jobs will use (`preload`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fonts.use_project_fonts(fonts_dir, font_cache)
+    for module in preload:
+        importlib.import_module(module)
