@@ -60,12 +60,13 @@ class Book:
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory) -> dict[str, Book]:
-    """Each game's A4 rulebook, built through the pipeline (no sheets, no PNGs)."""
+    """Each game's A4 rulebook, built through the pipeline (no sheets, no PNGs; the designer's
+    notes of every game are laid out by tests/test_designer_notes.py)."""
     out = {}
     for game in GAMES:
         dest = tmp_path_factory.mktemp(game)
         project, snapshot = _snapshot(ROOT, game)
-        result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, out_dir=dest))
+        result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, notes=False, out_dir=dest))
         [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
         text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
         html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html

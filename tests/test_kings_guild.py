@@ -166,14 +166,15 @@ def test_precious_resource_without_its_room(cli, project_copy):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The King's Guild built on A4 in Italian and in English, sheets and rulebook, no PNGs."""
+    """The King's Guild built on A4 in Italian and in English, sheets and rulebook, no PNGs (its
+    designer's notes are tested in tests/test_designer_notes.py)."""
     project = load_project(ROOT)
     _, snapshot = _snapshot()
     results = {}
     for lang in ("it", "en"):
         out = tmp_path_factory.mktemp(f"kg-{lang}")
         localised = localise(snapshot, lang)
-        options = BuildOptions(papers=("a4",), out_dir=out, png=False)
+        options = BuildOptions(papers=("a4",), out_dir=out, png=False, notes=False)
         results[lang] = (localised, build(project, localised, options), out)
     return results
 

@@ -233,7 +233,7 @@ def test_game_without_simulation_hook(cli):
 
 def test_report_is_self_contained_and_deterministic(cli, tmp_path):
     path = tmp_path / "report.html"
-    result = cli("simulate", "--compare", "3", "3.1", "--games", "40", "--claim-games", "40", "--jobs", "1",
+    result = cli("simulate", "--compare", "3", "3.1", "--games", "40", "--claim-games", "20", "--jobs", "1",
                  "--format", "json", "--report", str(path))
     assert result.code == 0, result.err
     html = path.read_text()
