@@ -105,6 +105,21 @@ def test_readings_of_the_seed_are_in_the_book_and_the_version_notes(books, game)
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_short_rulebook_lists_its_sections_on_the_cover(books, game):
+    """The three short rulebooks put their contents on the cover, styled once in common/rulebook.css."""
+    book = books[game]
+    cover = book.html[book.html.index('<section class="cover'):book.html.index("</section>")]
+    assert cover.startswith('<section class="cover with-contents">') and 'class="contents cover-contents"' in cover
+    assert book.html.count('<nav class="contents') == 1  # no contents page besides the cover's list
+    first = " ".join(PdfReader(book.pdf).pages[0].extract_text().split())
+    sections = re.findall(r'<h2 id="[^"]+">([^<]+)</h2>', book.html)
+    assert len(sections) >= 5 and "Contents" in first and all(s in first for s in sections[:4]), (sections, first)
+    common = (ROOT / "templates" / "common" / "rulebook.css").read_text()
+    assert ".with-contents .cover-art" in common and ".cover-contents h2" in common
+    assert "cover-contents" not in (ROOT / "templates" / game / "rulebook.css").read_text()
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_players_rulebook_has_no_developer_vocabulary(books, game):
     book = books[game]
     assert len(book.text) > 3000
