@@ -204,7 +204,10 @@ def test_knightfall_materials_and_powers_come_from_the_data(books):
     book = books["knightfall"]
     rules = book.rules
     assert book.snapshot.deck_size("cards") == 52
-    assert "52 jumbo cards: 26 red and 26 black. 2 camp maps, 1 per player. 4 decision coins" in rules
+    # the designer's "Jumbo cards *52" is a size, not a name: players read "cards" and the size in mm
+    assert "52 cards (88 × 126 mm): 26 red and 26 black. 2 camp maps, 1 per player. 4 decision coins" in rules
+    assert "jumbo" not in book.text.lower()
+    assert book.snapshot.game.card_types["troop"].label == "Card"
     powers = " ".join(f"{label} = {n}" for n, label in enumerate(
         ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], start=1))
     assert powers in rules  # A = 1 2 = 2 ... K = 13, in order

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
@@ -195,6 +195,14 @@ def test_rulebooks_speak_their_language(built):
         assert phrase in en, phrase
     left = [w for w in ITALIAN_WORDS if w in en]
     assert left == [], f"Italian left in the English rulebook: {left}"
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_players_rulebook_has_no_developer_vocabulary(built, lang):
+    snapshot, _, out = built[lang]
+    text = _text(out / "rulebook-a4.pdf")
+    assert len(text) > 3000
+    assert developer_vocabulary(text, snapshot) == []
 
 
 def test_rulebook_scoring_summary_is_computed_from_the_data(built):
