@@ -74,7 +74,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
         files, jobs = rasteriser.plan(rendered)
         queued = rasteriser.submit(jobs, workers)
         planned = time.perf_counter()
-        rulebooks = None
+        rulebooks = notes = None
         translator = snapshot.translator
         rulebook_words = translator is None or "rulebook" in translator.domains
         if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
@@ -85,6 +85,11 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
             from .rulebook.stage import start_rulebooks
 
             rulebooks = start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers)
+        if rulebooks is not None and options.notes:
+            from .rulebook.notes import start_notes
+
+            notes = start_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest, workers,
+                                rulebooks.html.get(options.papers[0]))
         waited = time.perf_counter()
         rasteriser.wait(jobs, queued)
         result.timings.append(Timing("rasterise", planned - started + time.perf_counter() - waited,
@@ -104,19 +109,17 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
                         result.outputs += build_sheets(project, snapshot, rendered, files, one, out_dir, manifest)
         if rulebooks is not None:
             with progress.stage("Laying out the rulebook"):
-                result.outputs += rulebooks.finish()
+                result.outputs += rulebooks.finish(files)
             result.timings += rulebooks.timings
         if rulebooks is not None and options.booklet:
             from .rulebook.booklet import build_booklets
 
             with progress.stage("Laying out the rulebook booklet"):
-                result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest)
-        if rulebooks is not None and options.notes:
-            from .rulebook.notes import build_notes
-
+                result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest, files)
+        if notes is not None:
             with progress.stage("Laying out the designer's notes"):
-                result.outputs += build_notes(project, snapshot, rendered, result.findings, options, out_dir,
-                                              manifest)
+                result.outputs += notes.finish(files)
+            result.timings += notes.timings
     result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     result.shrunk = dict(rendered.shrunk)
     if translator is not None and translator.missing:

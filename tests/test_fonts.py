@@ -181,3 +181,30 @@ def test_configuring_after_text_was_rendered_fails_loudly():
     )
     assert result.returncode != 0
     assert "FontError: fontconfig was initialised before use_project_fonts()" in result.stderr
+
+
+def test_text_still_prints_after_the_configured_fonts_folder_is_deleted(tmp_path):
+    """fontconfig keeps the folder it was first given for the whole process: a test's project
+    copy that is deleted later, or fonts/ moved while `cardgen serve` runs, must not make later
+    cards come out without glyphs (they did, late in a full test run)."""
+    copy = tmp_path / "project-fonts"
+    shutil.copytree(fonts.DEFAULT_FONTS_DIR, copy)
+    card = ("'<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40mm\" height=\"10mm\">"
+            "<text y=\"9\" font-family=\"{family}\" font-weight=\"{weight}\">Dragon Lord</text></svg>'")
+    result = run_python(
+        "import shutil, sys, pikepdf\n"
+        "from pathlib import Path\n"
+        "from cardgen.render import fonts\n"
+        "from cardgen.render.svgconvert import svg_to_pdf\n"
+        f"fonts.use_project_fonts(Path({str(copy)!r}), Path({str(tmp_path / 'cache')!r}))\n"
+        f"svg_to_pdf({card.format(family='Cinzel', weight='normal')}, Path({str(tmp_path / 'a.pdf')!r}))\n"
+        f"shutil.rmtree({str(copy)!r})\n"
+        # a face this process has not opened yet, after its folder is gone
+        f"svg_to_pdf({card.format(family='Alegreya Sans', weight='bold')}, Path({str(tmp_path / 'b.pdf')!r}))\n"
+    )
+    assert result.returncode == 0, result.stderr
+    embedded = subprocess.run(["pdffonts", tmp_path / "b.pdf"], capture_output=True, text=True,
+                              check=True).stdout
+    assert "AlegreyaSans-Bold" in embedded
+    served = Path(os.environ["FONTCONFIG_FILE"]).read_text(encoding="utf-8")
+    assert str(fonts.DEFAULT_FONTS_DIR.resolve()) not in served  # a snapshot in the cache, not the folder

@@ -3,12 +3,15 @@ page sizes, refusal of outside URLs, template/data mismatches, determinism."""
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
 from pathlib import Path
 
 import pikepdf
 import pytest
 from conftest import ROOT, developer_vocabulary
+from PIL import Image
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -19,6 +22,7 @@ from cardgen.errors import BuildError
 from cardgen.pipeline import build
 from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import build_rulebooks, rulebook_html
+from cardgen.rulebook.cardpdf import MARKER, placeholder_digest, placeholder_png
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline
 
@@ -92,12 +96,13 @@ def test_the_build_renders_the_cards_once_and_times_each_paper(built):
     assert result.renderers == 1  # the rulebook draws its icons without a Renderer of its own
     stages = {t.stage: t for t in result.timings}
     assert list(stages) == ["validate", "render", "preflight", "rasterise", "export", "rulebook A4",
-                            "rulebook LETTER"]
-    for paper in ("A4", "LETTER"):
-        timing = stages[f"rulebook {paper}"]
-        html, layout, pdf = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
-        assert 0 < layout and 0 < pdf and abs(html + layout + pdf - timing.seconds) < 0.02
-        pages = next(o.pages for o in result.outputs if o.path.name == f"rulebook-{paper.lower()}.pdf")
+                            "rulebook LETTER", "notes A4", "notes LETTER"]
+    for name, paper in itertools.product(("rulebook", "notes"), ("A4", "LETTER")):
+        timing = stages[f"{name} {paper}"]
+        html, layout, pdf, cards = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
+        assert 0 < layout and 0 < pdf and abs(html + layout + pdf + cards - timing.seconds) < 0.02
+        assert (cards > 0) == (name == "rulebook")  # the notes show no cards
+        pages = next(o.pages for o in result.outputs if o.path.name == f"{name}-{paper.lower()}.pdf")
         assert timing.detail.endswith(f"{pages} pages")
 
 
@@ -308,6 +313,49 @@ def test_card_pictures_are_the_rendered_card_svgs():
     url = FaceStore(project.cache_dir / "svg").url(hilt)
     assert url in doc.html and Path(url.removeprefix("file://")).read_text() == hilt.svg
     assert 'viewBox="0 0 63 88"' in doc.html  # drawn trimmed: the bleed is cut off
+
+
+def test_card_pictures_in_the_pdf_are_the_printed_cards_stored_once(built):
+    """Every face the rulebook shows is the vector PDF the sheets print, as one form XObject
+    however often it is drawn, scaled into the box weasyprint laid out; no placeholder is left."""
+    result, out, _, _ = built
+    project, snapshot = _snapshot(ROOT, "3.1")
+    doc = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"])
+    shown = set(re.findall(r'href="file://[^"]+/([0-9a-f]{64})\.svg"', doc.html))
+    uses = len(re.findall(r'href="file://[^"]+/[0-9a-f]{64}\.svg"', doc.html))
+    assert len(shown) == 28 and uses == 58  # 30 cards, 4 metals, backs... drawn 58 times
+    card_pdfs = {ff.face.digest: ff.pdf for ff in result.files.values()}
+    with pikepdf.open(out / "rulebook-a4.pdf") as pdf:
+        objects = [o for o in pdf.objects if isinstance(o, pikepdf.Stream)]
+        assert [o for o in objects if placeholder_digest(o) is not None] == []
+        forms = [o for o in objects if o.get("/Subtype") == "/Form" and "/Matrix" in o]
+        assert len(forms) == len(shown)
+        contents = {f.read_bytes() for f in forms}
+        for digest in shown:
+            with pikepdf.open(card_pdfs[digest]) as card:
+                assert card.pages[0].Contents.read_bytes() in contents
+        for form in forms:
+            x0, y0, x1, y1 = (float(v) for v in form.BBox)
+            a, b, c, d, e, f = (float(v) for v in form.Matrix)
+            assert (b, c) == (0, 0)
+            assert a * x1 + e == pytest.approx(1, abs=1e-4) and d * y1 + f == pytest.approx(1, abs=1e-4)
+            assert a * x0 + e == pytest.approx(0, abs=1e-4) and d * y0 + f == pytest.approx(0, abs=1e-4)
+
+
+IMAGE_12x1 = {"/Type": pikepdf.Name.XObject, "/Subtype": pikepdf.Name.Image, "/Width": 12, "/Height": 1,
+              "/ColorSpace": pikepdf.Name.DeviceRGB, "/BitsPerComponent": 8}
+
+
+def test_placeholder_names_its_face_and_nothing_else_is_read_as_one():
+    digest = "0123456789abcdef" * 4
+    with pikepdf.new() as pdf:
+        image = pikepdf.Stream(pdf, bytes(MARKER) + bytes.fromhex(digest) + b"\0")
+        image.stream_dict.update(IMAGE_12x1)
+        assert placeholder_digest(image) == digest
+        other = pikepdf.Stream(pdf, bytes(36))  # a 12 x 1 black image of the user's
+        other.stream_dict.update(IMAGE_12x1)
+        assert placeholder_digest(other) is None
+    assert Image.open(io.BytesIO(placeholder_png(digest))).tobytes()[3:35].hex() == digest
 
 
 def test_anatomy_callouts_point_at_the_parts_of_the_real_card():

@@ -11,8 +11,8 @@ measured with exactly the metrics cairo will use.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -46,11 +46,11 @@ class MissingGlyphError(FontError):
 
 
 def default_cache_dir(fonts_dir: Path = DEFAULT_FONTS_DIR) -> Path:
-    """Per-user cache for the generated fontconfig file and fontconfig's own cache.
+    """Per-user cache for the generated fontconfig files, the font snapshots and fontconfig's
+    own cache; below CARDGEN_CACHE_DIR when it is set (a test session).
 
-    One folder per fonts folder: the generated fonts.conf names that folder, and two projects
-    (or two checkouts) sharing one file would rewrite it under each other, so a process could
-    read the other's configuration. Below CARDGEN_CACHE_DIR when it is set (a test session).
+    `fonts_dir` is accepted for callers that name the folder; everything below is keyed by the
+    fonts' content, so two projects (or checkouts) with the same fonts share one entry.
     """
     from ..data.project import CACHE_ENV
 
@@ -58,8 +58,7 @@ def default_cache_dir(fonts_dir: Path = DEFAULT_FONTS_DIR) -> Path:
         base = Path(os.environ[CACHE_ENV])
     else:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cardgen"
-    key = hashlib.sha256(str(Path(fonts_dir).resolve()).encode()).hexdigest()[:16]
-    return base / "fontconfig" / key
+    return base / "fontconfig"
 
 
 def fontconfig_xml(fonts_dir: Path, cache_dir: Path) -> str:
@@ -116,9 +115,10 @@ def use_project_fonts(fonts_dir: Path = DEFAULT_FONTS_DIR, cache_dir: Path | Non
             " a process can use only one font set"
         )
     cache_dir = default_cache_dir(fonts_dir) if cache_dir is None else cache_dir
-    conf = (cache_dir / "fonts.conf").resolve()
+    served = _snapshot(Path(fonts_dir), fingerprint, cache_dir)
+    conf = (served.parent / "fonts.conf").resolve()
     (cache_dir / "cache").mkdir(parents=True, exist_ok=True)  # fontconfig warns if it cannot write one
-    _write_if_changed(conf, fontconfig_xml(fonts_dir, cache_dir))
+    _write_if_changed(conf, fontconfig_xml(served, cache_dir))
     os.environ["FONTCONFIG_FILE"] = str(conf)
     _check_cairo_uses(FontSet(fonts_dir))
     _remember(fingerprint, Path(fonts_dir))
@@ -140,6 +140,36 @@ def fonts_digest(fonts_dir: Path) -> str:
 
 def _font_files(fonts_dir: Path) -> list[Path]:
     return [path for path in sorted(fonts_dir.iterdir()) if path.suffix.lower() in FONT_SUFFIXES]
+
+
+def _snapshot(fonts_dir: Path, fingerprint: str, cache_dir: Path) -> Path:
+    """A copy of the font files, named by their content, for fontconfig to serve.
+
+    fontconfig keeps the folder it was given for the life of the process and rescans it; if
+    that folder went away (a project copy deleted, fonts/ moved while `cardgen serve` runs),
+    later text would silently come out without glyphs. A content-addressed copy in the cache
+    cannot change or vanish under the process, and is made once per set of fonts.
+    """
+    final = cache_dir / fingerprint[:16] / "fonts"
+    if _holds(final, fingerprint):
+        return final
+    staging = final.parent / f"fonts.tmp-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for path in _font_files(fonts_dir):
+        shutil.copyfile(path, staging / path.name)
+    try:
+        staging.rename(final)
+        return final
+    except OSError:  # it exists: made by another process just now, or damaged
+        if _holds(final, fingerprint):
+            shutil.rmtree(staging, ignore_errors=True)
+            return final
+        return staging  # never delete a folder another process may be serving: use our copy
+
+
+def _holds(folder: Path, fingerprint: str) -> bool:
+    return folder.is_dir() and files_digest(folder, _font_files(folder)) == fingerprint
 
 
 def _remember(fingerprint: str, fonts_dir: Path) -> None:

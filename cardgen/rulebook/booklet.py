@@ -18,15 +18,15 @@ import pikepdf
 
 from .. import cache as cache_mod
 from ..atomic import write_bytes
-from ..buildtypes import PAPER_SIZES, BuildOptions, Output, Paper, RenderedSet
+from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..render.fonts import fonts_digest
 from ..render.workers import Workers
 from ..units import mm_to_pt
-from .document import rulebook_html, write_rulebook_pdf
+from .document import rulebook_html, with_cards, write_rulebook_pdf
 
-CODE_VERSION = "booklet-1"  # bump when this module changes what a booklet looks like
+CODE_VERSION = "booklet-2"  # bump when this module changes what a booklet looks like
 HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7, 215.9)}  # half of each sheet
 # The booklet is laid out on a page 1/SCALE the size of its half sheet and printed at SCALE:
 # the rulebook's own layout and figure widths then fit, its 10 pt text prints at 8.2 pt and
@@ -88,8 +88,12 @@ def impose(pdf_data: bytes, sheet: Paper) -> bytes:
 
 
 def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
-                   out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
-    """One booklet per paper in `options.papers`, skipped when its inputs are unchanged."""
+                   out_dir: Path, manifest: cache_mod.Manifest,
+                   files: dict[str, FaceFiles] | None = None) -> list[Output]:
+    """One booklet per paper in `options.papers`, skipped when its inputs are unchanged.
+
+    `files`: the build's card renders, whose PDFs are the card pictures (else rendered here).
+    """
     template = snapshot.game.file.rulebook
     if not template:
         return []
@@ -104,7 +108,7 @@ def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
             with pikepdf.open(out) as done:
                 outputs.append(Output(out, what, len(done.pages), rebuilt=False))
             continue
-        pdf = _lay_out(project, doc)
+        pdf = with_cards(project, _lay_out(project, doc), files or {})
         data = impose(pdf.data, PAPER_SIZES[paper])
         write_bytes(out, data)
         manifest.record(out, inputs)

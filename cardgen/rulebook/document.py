@@ -7,6 +7,7 @@ the inputs hash); weasyprint's layout is the slow part and runs only when needed
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import logging
 import os
@@ -21,7 +22,7 @@ import pikepdf
 from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 from markupsafe import Markup, escape
 
-from ..buildtypes import Paper, RenderedSet
+from ..buildtypes import FaceFiles, Paper, RenderedSet
 from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
@@ -29,6 +30,7 @@ from ..data.translator import translator_of
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
 from ..render.templating import template_environment
+from .cardpdf import card_pdfs, faces_dir, place_cards
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -49,13 +51,27 @@ class Pdf:
     warnings: list[str] = field(default_factory=list)  # weasyprint's remarks (unsupported CSS...)
     layout_s: float = 0.0  # seconds weasyprint took to lay the pages out
     write_s: float = 0.0  # and to draw them into the PDF
+    cards: list[str] = field(default_factory=list)  # faces (SVG digests) still drawn as placeholders
+    cards_s: float = 0.0  # seconds it took to put the cards in (`with_cards`)
+
+
+def with_cards(project: Project, pdf: Pdf, files: dict[str, FaceFiles]) -> Pdf:
+    """The PDF with each card placeholder swapped for the card's vector PDF (see cardpdf.py).
+
+    Runs where the build's card renders are done (`files`); faces they lack are rendered.
+    """
+    if not pdf.cards:
+        return pdf
+    started = time.perf_counter()
+    data = place_cards(pdf.data, card_pdfs(project, pdf.cards, files))
+    return dataclasses.replace(pdf, data=data, cards=[], cards_s=time.perf_counter() - started)
 
 
 def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
                   paper: Paper, extra: dict | None = None) -> RulebookDocument:
     """`extra`: more values for the template (the designer's notes get findings and questions)."""
     game_dir = project.templates_dir / snapshot.game.id
-    store = FaceStore(project.cache_dir / "svg")
+    store = FaceStore(faces_dir(project))
     env = template_environment(project, snapshot.game.id)
     translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
@@ -126,13 +142,16 @@ def _where(tb: TracebackType | None, project: Project, fallback: Path) -> Loc:
 
 
 def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
-    """Lay out and write the PDF; only project files are loaded, only project fonts embedded."""
+    """Lay out and write the PDF; only project files are loaded, only project fonts embedded.
+
+    Cards are placeholders in it until `with_cards` puts them in (they may still be rendering).
+    """
     import weasyprint  # imported here: a no-op rebuild never lays out, and weasyprint is slow to load
     from weasyprint.text.fonts import FontConfiguration
 
     from .fetch import ProjectFetcher, RefusedURL
 
-    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR])
+    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR], faces_dir(project))
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
@@ -153,7 +172,7 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
     _check_fonts(data, FontSet(project.fonts_dir).families, where)
     remarks = [r.getMessage() for r in log if r.levelno < logging.ERROR]
     return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)],
-               layout_s=laid_out - started, write_s=written - laid_out)
+               layout_s=laid_out - started, write_s=written - laid_out, cards=list(fetcher.placeholders))
 
 
 def _about_the_machine(message: str) -> bool:

@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlsplit
 
 from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse
 
+from .cardpdf import placeholder_png
+
 INLINE_SCHEMES = ("data",)
 
 
@@ -34,9 +36,12 @@ class ProjectFetcher(URLFetcher):
     the user placed inside the project is theirs to make, while `../../etc` is not.
     """
 
-    def __init__(self, allowed: list[Path]):
+    def __init__(self, allowed: list[Path], faces: Path | None = None):
         super().__init__(fail_on_errors=True)
         self.allowed = [Path(os.path.normpath(os.path.abspath(p))) for p in allowed]
+        # face SVGs there are served as placeholders, swapped for the card PDFs afterwards (cardpdf.py)
+        self.faces = Path(os.path.normpath(os.path.abspath(faces))) if faces is not None else None
+        self.placeholders: list[str] = []  # the digests of the faces served so, in order
 
     def fetch(self, url: str, headers=None) -> URLFetcherResponse:
         scheme = urlsplit(url).scheme.lower()
@@ -50,6 +55,15 @@ class ProjectFetcher(URLFetcher):
             raise RefusedURL(url, f"outside the project (allowed: {', '.join(map(str, self.allowed))})")
         if not path.is_file():
             raise RefusedURL(url, "no such file")
+        if self.faces is not None and self.faces in path.parents and path.suffix == ".svg":
+            return self._placeholder(path.stem)
         mime, _ = mimetypes.guess_type(path.name)
         return URLFetcherResponse(url, path.read_bytes(),
                                   {"Content-Type": mime or "application/octet-stream"})
+
+    def _placeholder(self, digest: str) -> URLFetcherResponse:
+        if digest not in self.placeholders:
+            self.placeholders.append(digest)
+        # not a file: URL, or weasyprint would read the image from that file instead of this body
+        return URLFetcherResponse(f"data:cardgen-face,{digest}", placeholder_png(digest),
+                                  {"Content-Type": "image/png"})

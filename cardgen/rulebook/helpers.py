@@ -106,7 +106,7 @@ class FaceImage:
         nums = {k: _fmt(v) for k, v in dict(x=x, y=y, w=width, h=height, cx=x + width / 2,
                                               cy=y + height / 2, r=width / 2).items()}
         image = (f'<image x="{_fmt(-self.bleed)}" y="{_fmt(-self.bleed)}" width="{_fmt(self.face.width_mm)}" '
-                 f'height="{_fmt(self.face.height_mm)}" href="{escape(self.url)}"/>')
+                 f'height="{_fmt(self.face.height_mm)}" preserveAspectRatio="none" href="{escape(self.url)}"/>')
         box = f'viewBox="0 0 {_fmt(self.width)} {_fmt(self.height)}"'
         if self.face.shape == "circle":
             clip = self.store.clip_id()

@@ -12,11 +12,11 @@ template folder); it is laid out like the rulebook, as `notes-a4.pdf` / `notes-l
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cache as cache_mod
-from ..atomic import write_bytes
 from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
@@ -25,8 +25,9 @@ from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
 from ..render.fonts import fonts_digest
 from ..render.workers import Workers
-from .document import rulebook_html, write_rulebook_pdf
+from .document import rulebook_html
 from .outline import plain_text
+from .stage import PendingPdfs
 
 TEMPLATE = "notes.html.j2"
 CODE_VERSION = "notes-1"  # bump when this module changes what the notes look like
@@ -92,14 +93,31 @@ def previous_diff(project: Project, snapshot: Snapshot) -> VersionDiff | None:
 
 def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
                 options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
-    """One notes PDF per paper in `options.papers` (skipped when its inputs are unchanged)."""
-    rulebook = snapshot.game.file.rulebook
-    if not rulebook or not _has_template(project, snapshot):
-        return []  # a project made before the notes existed has no notes.html.j2 to lay out
-    questions = open_questions(rulebook_html(project, snapshot, rendered, rulebook,
-                                           PAPER_SIZES[options.papers[0]]).html)
+    """One notes PDF per paper in `options.papers` (skipped when its inputs are unchanged), here.
+
+    The pipeline uses `start_notes` instead, to lay them out beside the cards and the rulebook.
+    """
+    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        return start_notes(project, snapshot, rendered, findings, options, out_dir, manifest, workers).finish({})
+
+
+def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
+                options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest, workers: Workers,
+                rulebook: str | None = None) -> PendingPdfs:
+    """Render the notes' HTML here and queue the stale papers' layout in `workers`.
+
+    `rulebook`: the players' rulebook HTML of the first paper, for its open questions, when
+    the build has it already (else it is rendered again here).
+    """
+    pending = PendingPdfs(project, "notes", "designer's notes", options.papers, manifest)
+    template = snapshot.game.file.rulebook
+    if not template or not _has_template(project, snapshot):
+        return pending  # a project made before the notes existed has no notes.html.j2 to lay out
+    started = time.perf_counter()
+    if rulebook is None:
+        rulebook = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[options.papers[0]]).html
     extra = {
-        "rulebook_questions": questions,
+        "rulebook_questions": open_questions(rulebook),
         "findings": finding_rows(project, findings),
         "diff": previous_diff(project, snapshot),
         "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
@@ -107,19 +125,17 @@ def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     }
     templates = _stylesheets_digest(project, snapshot)
     fonts = fonts_digest(project.fonts_dir)
-    outputs = []
     for paper in options.papers:
         doc = rulebook_html(project, snapshot, rendered, TEMPLATE, PAPER_SIZES[paper], extra=extra)
         out = out_dir / f"notes-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
+        html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):
-            outputs.append(Output(out, f"designer's notes, {paper.upper()}", _pages(out), rebuilt=False))
-            continue
-        pdf = _lay_out(project, doc)
-        write_bytes(out, pdf.data)
-        manifest.record(out, inputs)
-        outputs.append(Output(out, f"designer's notes, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings)))
-    return outputs
+            pending.up_to_date(paper, out, html_s)
+        else:
+            pending.lay_out(paper, out, inputs, doc, workers, html_s)
+        started = time.perf_counter()
+    return pending
 
 
 def _has_template(project: Project, snapshot: Snapshot) -> bool:
@@ -136,16 +152,3 @@ def _stylesheets_digest(project: Project, snapshot: Snapshot) -> str:
         h.update(path.name.encode())
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
-
-
-def _pages(path: Path) -> int:
-    import pikepdf
-
-    with pikepdf.open(path) as pdf:
-        return len(pdf.pages)
-
-
-def _lay_out(project: Project, doc):
-    """weasyprint's layout with the project's fonts set up, as the rulebook stage does it."""
-    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
-        return workers.submit(write_rulebook_pdf, project, doc).result()

@@ -28,22 +28,22 @@ from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..render.fonts import fonts_digest
 from ..render.workers import Later, Workers
-from .document import Pdf, rulebook_html, write_rulebook_pdf
+from .document import Pdf, RulebookDocument, rulebook_html, with_cards, write_rulebook_pdf
 
-CODE_VERSION = "rulebook-1"  # bump when this package changes what a rulebook looks like
+CODE_VERSION = "rulebook-2"  # bump when this package changes what a rulebook looks like
 
 
 def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet, files: dict[str, FaceFiles],
                     options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
     """One rulebook PDF per paper in `options.papers`, each paper in its own process.
 
-    Card pictures come from each face's SVG (vector) rather than from `files`, the cached
-    PDF/PNG renders, which the rulebook does not need. The pipeline uses `start_rulebooks`
-    instead, to lay the rulebooks out while the cards are still rendering.
+    Card pictures are the faces' vector PDFs in `files` (the rasterise stage's renders);
+    faces missing there are rendered first. The pipeline uses `start_rulebooks` instead, to
+    lay the rulebooks out while the cards are still rendering.
     """
     count = options.workers if len(options.papers) > 1 else 1  # one paper: no process to start
     with Workers(count, project.fonts_dir, _font_cache(project)) as workers:
-        return start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers).finish()
+        return start_rulebooks(project, snapshot, rendered, options, out_dir, manifest, workers).finish(files)
 
 
 @dataclass
@@ -54,34 +54,51 @@ class _Layout:
     html_s: float
 
 
-class PendingRulebooks:
-    """Rulebooks being laid out in the build's workers; `finish` waits and writes them."""
+class PendingPdfs:
+    """Documents (a rulebook, the designer's notes) being laid out in the build's workers, one
+    per paper; `finish` waits for them, puts the cards in and writes them."""
 
-    def __init__(self, papers: tuple[str, ...], manifest: cache_mod.Manifest):
+    def __init__(self, project: Project, name: str, what: str, papers: tuple[str, ...],
+                 manifest: cache_mod.Manifest):
+        self.project = project
+        self.name = name  # the --timings stage: "rulebook", "notes"
+        self.what = what  # the build summary's words: "rulebook", "designer's notes"
         self.papers = papers
         self.manifest = manifest
         self.fresh: dict[str, Output] = {}
         self.layouts: dict[str, _Layout] = {}
+        self.html: dict[str, str] = {}  # each paper's HTML, up to date or not
         self.timings: list[Timing] = []  # complete once finish() returns
 
-    def finish(self) -> list[Output]:
+    def up_to_date(self, paper: str, out: Path, html_s: float) -> None:
+        self.fresh[paper] = Output(out, f"{self.what}, {paper.upper()}", _pages(out), rebuilt=False)
+        self.timings.append(Timing(f"{self.name} {paper.upper()}", html_s, "HTML only: the PDF is up to date"))
+
+    def lay_out(self, paper: str, out: Path, inputs: str, doc: RulebookDocument, workers: Workers,
+                html_s: float) -> None:
+        self.layouts[paper] = _Layout(out, inputs, workers.submit(write_rulebook_pdf, self.project, doc), html_s)
+
+    def finish(self, files: dict[str, FaceFiles]) -> list[Output]:
+        """Wait for the layouts; `files`: the build's card renders (the cards' PDFs)."""
         outputs = dict(self.fresh)
         for paper, job in self.layouts.items():
-            pdf: Pdf = job.future.result()
+            pdf: Pdf = with_cards(self.project, job.future.result(), files)
             write_bytes(job.out, pdf.data)
             self.manifest.record(job.out, job.inputs)
-            outputs[paper] = Output(job.out, f"rulebook, {paper.upper()}", pdf.pages, warnings=list(pdf.warnings))
-            self.timings.append(Timing(f"rulebook {paper.upper()}", job.html_s + pdf.layout_s + pdf.write_s,
+            outputs[paper] = Output(job.out, f"{self.what}, {paper.upper()}", pdf.pages,
+                                    warnings=list(pdf.warnings))
+            total = job.html_s + pdf.layout_s + pdf.write_s + pdf.cards_s
+            self.timings.append(Timing(f"{self.name} {paper.upper()}", total,
                                        f"HTML {job.html_s:.2f} s, layout {pdf.layout_s:.2f} s, "
-                                       f"PDF {pdf.write_s:.2f} s, {pdf.pages} pages"))
+                                       f"PDF {pdf.write_s:.2f} s, cards {pdf.cards_s:.2f} s, {pdf.pages} pages"))
         return [outputs[p] for p in self.papers if p in outputs]
 
 
 def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
-                    out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingRulebooks:
+                    out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingPdfs:
     """Render each paper's HTML here (cheap, and it decides whether the PDF is stale) and hand
     the stale ones to `workers` for weasyprint's layout, the slow part."""
-    pending = PendingRulebooks(options.papers, manifest)
+    pending = PendingPdfs(project, "rulebook", "rulebook", options.papers, manifest)
     template = snapshot.game.file.rulebook
     if not template:
         return pending
@@ -89,15 +106,15 @@ def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
     for paper in options.papers:
         started = time.perf_counter()
         doc = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
+        pending.html[paper] = doc.html
         out = out_dir / f"rulebook-{paper}.pdf"
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates,
                                      fonts_digest(project.fonts_dir))
         html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):
-            pending.fresh[paper] = Output(out, f"rulebook, {paper.upper()}", _pages(out), rebuilt=False)
-            pending.timings.append(Timing(f"rulebook {paper.upper()}", html_s, "HTML only: the PDF is up to date"))
+            pending.up_to_date(paper, out, html_s)
         else:
-            pending.layouts[paper] = _Layout(out, inputs, workers.submit(write_rulebook_pdf, project, doc), html_s)
+            pending.lay_out(paper, out, inputs, doc, workers, html_s)
     return pending
 
 
