@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .furniture import NOTICE, SCALE_TEXT, Item, place
+from ..errors import BuildError
+from .furniture import NOTICE, SCALE_TEXT, Item, NoRoom, place
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .layout import MIN_BLEED_MM, SheetLayout, layout_for
 from .marks import circle_marks, grid_marks, outline_mark
@@ -112,8 +113,15 @@ def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: 
                     items = [Item(NOTICE, ("top", "bottom", "left", "right"), shorter=("Print at 100 %",)),
                              Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)] + items
                 art = sheet.layout.art_extent()
-                plan.labels, bars = place(items, len(plans), plan.w_mm, plan.h_mm,
-                                          sheet.layout.spec.margin_mm, art, plan.marks, font)
+                try:
+                    plan.labels, bars = place(items, len(plans), plan.w_mm, plan.h_mm,
+                                              sheet.layout.spec.margin_mm, art, plan.marks, font)
+                except NoRoom as exc:
+                    spec, grid = sheet.layout.spec, sheet.layout
+                    raise BuildError(
+                        f"{paper.name} print sheet {n + 1}, {side}: {spec.trim_w_mm:g} x {spec.trim_h_mm:g} mm "
+                        f"pieces {grid.cols} x {grid.rows} a sheet{' landscape' if grid.landscape else ''} "
+                        f"leave {exc}; the other paper or another piece size may leave room") from None
                 plan.marks += bars
                 plans.append(plan)
                 placements += placed

@@ -15,7 +15,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .furniture import NOTICE, SCALE_TEXT, Item, place
+from ..errors import BuildError
+from .furniture import NOTICE, SCALE_TEXT, Item, NoRoom, place
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
 from .layout import MARK_GAP_MM
 from .marks import ALIGN_LEN_MM, align_marks, crop_marks
@@ -93,8 +94,12 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, t
                 if not plans:
                     items[:0] = [Item(NOTICE, ("top", "bottom", "left", "right")),
                                  Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)]
-                plan.labels, bars = place(items, len(plans), grid.page_w, grid.page_h, margin_mm,
-                                          placement.rect, plan.marks, font)
+                try:
+                    plan.labels, bars = place(items, len(plans), grid.page_w, grid.page_h, margin_mm,
+                                              placement.rect, plan.marks, font)
+                except NoRoom as exc:
+                    raise BuildError(f"{paper.name} tile {row + 1},{col + 1} of {title or component}: the "
+                                     f"{grid.rows} x {grid.cols} tiles leave {exc}") from None
                 plan.marks += bars
                 plans.append(plan)
                 placements.append(placement)
