@@ -258,12 +258,24 @@ def test_main_board_is_tiled_and_tokens_are_cut(built):
     assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
     pages = PdfReader(out / "sheets-a4-onesided.pdf").pages  # tiles are printed one-sided
     footers = [page.extract_text().splitlines()[-1] for page in pages]
-    tiles = [f for f in footers if "tabellone · tile" in f]
-    assert len(tiles) == 4 and sum("tile 1,1 of 2 x 2" in f for f in tiles) == 1
+    tiles = [f for f in footers if "tabellone · parte" in f]  # cardgen's page text speaks Italian too
+    assert len(tiles) == 4 and sum("parte 1,1 di 2 x 2" in f for f in tiles) == 1
+    assert all("stampa solo fronte" in f for f in tiles) and not any("tile" in f for f in footers)
     # landscape pages, each tile region 4 mm into its neighbour's
     for page in pages:
-        if "tabellone · tile" in page.extract_text():
+        if "tabellone · parte" in page.extract_text():
             assert float(page.mediabox.width) > float(page.mediabox.height)
+
+
+def test_sheet_notice_and_footers_are_in_the_builds_language(built):
+    """cardgen's own words on the sheets (i18n.own): Italian for the Italian game, English for --lang en."""
+    it = _text(built["it"][2] / "sheets-a4-duplex.pdf")
+    en = _text(built["en"][2] / "sheets-a4-duplex.pdf")
+    assert "Stampa al 100 % / dimensioni reali (non “adatta alla pagina”): la barra deve misurare 50 mm" in it
+    assert "foglio 1/" in it and "fronte" in it and "retro" in it and "stampa fronte-retro, capovolgi sul lato lungo" in it
+    assert "sheet 1/" not in it and "Print at 100 %" not in it and "print duplex" not in it
+    assert "Print at 100 % / actual size" in en and "sheet 1/" in en and "print duplex, flip on long edge" in en
+    assert "foglio" not in en and "Stampa" not in en
 
 
 def test_i18n_status_of_the_kings_guild(cli):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from reportlab.pdfbase import pdfmetrics
 
+from ..i18n.own import N_
 from ..units import pt_to_mm
 from .geometry import EPS_MM, Label, Mark, Rect
 from .marks import SCALE_TICK_MM, mark_bounds
@@ -27,7 +28,14 @@ MIN_TEXT_PT = 4.5      # shrunk to this before rotating into a side band
 PAD_MM = 0.8           # text and bars keep this far from marks
 ART_PAD_MM = 0.3       # and this far from the art
 SCALE_LEN_MM = 50.0
-NOTICE = "Print at 100 % / actual size (not \u201cfit to page\u201d): the bar must measure 50 mm"
+NOTICE = N_("Print at 100 % / actual size (not \u201cfit to page\u201d): the bar must measure 50 mm")
+NOTICE_SHORT = N_("Print at 100 %")
+# the rest of cardgen's page text (a caller translates it with i18n.own.page_text)
+# Translators: the footer of a print sheet: "sheet 2/13, back"
+SHEET = N_("sheet {n}/{total}, {side}")
+SIDES = {"front": N_("front"), "back": N_("back")}
+DUPLEX = N_("print duplex, flip on long edge")
+ONE_SIDED = N_("print one-sided")
 SCALE_TEXT = "50 mm"
 
 
