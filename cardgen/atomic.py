@@ -1,4 +1,9 @@
-"""Atomic file output: a reader never sees a half-written file, and a failed build leaves none."""
+"""Atomic file output: a reader never sees a half-written file, and a failed build leaves none.
+
+Inside an output folder opened with `cardgen.outputs.open_output`, every write is first checked
+(cardgen never replaces a file it did not write) and then recorded in the folder's manifest, so
+that later runs know which files are cardgen's to replace or delete.
+"""
 
 from __future__ import annotations
 
@@ -12,15 +17,24 @@ from pathlib import Path
 @contextlib.contextmanager
 def atomic_path(target: Path | str) -> Iterator[Path]:
     """Yield a temporary path beside `target`; move it over `target` only if the block succeeds."""
+    from .outputs import folder_for, os_errors
+
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
+    out = folder_for(target)
+    if out is not None:
+        out.claim(target)
+    with os_errors():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.replace(tmp_path, target)
+        with os_errors():
+            os.replace(tmp_path, target)
+        if out is not None:
+            out.record(target)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

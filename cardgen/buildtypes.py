@@ -50,6 +50,7 @@ class BuildOptions:
     booklet: bool = False  # the rulebook also as an A5 / half-Letter booklet, two up
     sheets: bool = True
     back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
+    strict: bool = False  # warnings stop the build too (CI of a game project)
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,9 @@ class Timing:
 class BuildResult:
     out_dir: Path
     outputs: list[Output] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # every warning as a line: findings, then remarks
+    findings: list[Finding] = field(default_factory=list)  # the validator's and preflight's
+    remarks: list[str] = field(default_factory=list)  # the output tools' (weasyprint...)
     rendered: int = 0  # card images rasterised in this run (cache misses)
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs

@@ -75,19 +75,22 @@ class Cache:
 
 
 def place(source: Path, target: Path) -> bool:
-    """Put a cached file at `target` (hard link when possible). Returns True if target changed."""
-    if target.is_file() and target.stat().st_size == source.stat().st_size:
+    """Put a cached file at `target` (hard link when possible). Returns True if target changed.
+
+    Goes through `atomic_path` (a unique temporary name, so concurrent runs never collide, and
+    the output folder's checks and manifest apply, see cardgen.outputs).
+    """
+    from .atomic import atomic_path
+
+    if target.is_file() and not target.is_symlink() and target.stat().st_size == source.stat().st_size:
         if target.samefile(source) or target.read_bytes() == source.read_bytes():
             return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    if tmp.exists():
+    with atomic_path(target) as tmp:
         tmp.unlink()
-    try:
-        os.link(source, tmp)
-    except OSError:
-        shutil.copyfile(source, tmp)
-    os.replace(tmp, target)
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copyfile(source, tmp)
     return True
 
 

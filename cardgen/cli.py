@@ -32,7 +32,32 @@ class LazyGroup(click.Group):
             if exc.name == f"cardgen.commands.{name}":
                 return None
             raise
-        return module.command
+        return with_project_option(module.command)
+
+
+def _store_project(ctx: click.Context, param, value):
+    if value is not None:
+        root = ctx.find_root()
+        root.obj = dict(root.obj or {})
+        root.obj["project_path"] = value
+    return value
+
+
+def project_option():
+    return click.Option(["--project"], type=click.Path(file_okay=False, path_type=Path), default=None,
+                        expose_value=False, is_eager=True, callback=_store_project,
+                        help="Project folder (holding cardgen.yml); also accepted before the command name.")
+
+
+def with_project_option(command: click.Command) -> click.Command:
+    """Every command (and subcommand) also takes --project after its name: `cardgen build --project P`
+    works like `cardgen --project P build`. Added here so new commands get it without asking."""
+    if not any(p.name == "project" for p in command.params):
+        command.params.append(project_option())
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_project_option(sub)
+    return command
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,14 +74,30 @@ def cli(ctx: click.Context, project: Path | None) -> None:
     ctx.obj = {"project_path": project}
 
 
+def _one_line(exc: BaseException) -> tuple[str, int] | None:
+    """The line and exit code for an error a user can cause outside the data (None: a bug)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    if isinstance(exc, OSError) and not isinstance(exc, (BlockingIOError, InterruptedError)):
+        from .outputs import os_error_message
+
+        return os_error_message(exc), 1
+    if isinstance(exc, BrokenProcessPool):
+        return ("a render process ended abruptly (out of memory, or killed); run again with --jobs 1 "
+                "to see which card fails"), 1
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply to process", 2
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="cardgen", standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.Abort:
-        click.echo("aborted", err=True)
+    except click.Abort:  # click turns Ctrl-C into Abort
+        click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()
@@ -68,7 +109,11 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-    except Exception as exc:  # a bug in cardgen, not in the user's data
+    except Exception as exc:  # a bug in cardgen, not in the user's data, unless _one_line knows it
+        known = _one_line(exc)
+        if known is not None and not os.environ.get("CARDGEN_DEBUG"):
+            click.echo(f"error: {known[0]}", err=True)
+            sys.exit(known[1])
         if os.environ.get("CARDGEN_DEBUG"):
             traceback.print_exc()
         click.echo(f"internal error: {type(exc).__name__}: {exc} (set CARDGEN_DEBUG=1 for details)", err=True)

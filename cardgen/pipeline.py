@@ -1,7 +1,8 @@
 """The build pipeline: load -> resolve -> validate -> render SVG -> preflight -> rasterise -> impose (-> rulebook).
 
 Each stage reads plain data from the one before; rasterised cards are cached by content, and
-whole output files are skipped when their inputs are unchanged (see cache.py).
+whole output files are skipped when their inputs are unchanged (see cache.py). Everything the
+build writes goes through `outputs.open_output`: the folder is locked and its files recorded.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from . import cache as cache_mod
 from .buildtypes import BuildOptions, BuildResult, Progress, Timing
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
-from .data.validate import ValidationFailed, validate
+from .data.validate import ValidationFailed
+from .outputs import open_output
 from .preflight import preflight
-from .render.cards import CardRenderer
+from .render.checks import check, render_stage
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
 from .render.workers import Workers
@@ -43,21 +45,27 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
     result = BuildResult(out_dir)
+    # the same checks as `validate`, the render stage included (so both fail alike); the build
+    # goes on with the faces they rendered
     with result.timed("validate"):
-        findings = validate(project, snapshot)
+        findings, _ = check(project, snapshot, render=False)
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
+    with result.timed("render", "card faces and backs as SVG"):
+        drawn, rendered = render_stage(project, snapshot)
+    findings += drawn
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:  # a card that does not render: the same findings `validate` gives
+        raise ValidationFailed(errors)
+    assert rendered is not None  # render_stage returns no faces only together with an error
+    with result.timed("preflight", "text, safe zones and fonts of every face"):
+        findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
+    warnings = [f for f in findings if f.severity == "warning"]
+    if options.strict and warnings:
+        raise ValidationFailed(warnings, strict=True)
     result.findings = findings
     result.warnings += [str(f) for f in findings]
-
-    with result.timed("render", "card faces and backs as SVG"):
-        rendered = CardRenderer(project, snapshot).render_all()
-    result.warnings += rendered.warnings
-    with result.timed("preflight", "text, safe zones and fonts of every face"):
-        checks = preflight(snapshot, rendered, FontSet(project.fonts_dir))
-    result.findings += checks
-    result.warnings += [str(f) for f in checks]
     result.faces = len(rendered.faces) + len(rendered.backs)
     if options.changed_since is not None:
         from .diff.faces import card_faces, changed_between
@@ -66,7 +74,13 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
             only = changed_between(card_faces(project, options.changed_since), rendered.faces)
         options = dataclasses.replace(options, only_cards=only, rulebook=False)
     result.only_cards = options.only_cards
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with open_output(project, out_dir, "build"):
+        _produce(project, snapshot, rendered, options, progress, out_dir, result)
+    return result
+
+
+def _produce(project, snapshot, rendered, options, progress, out_dir, result) -> None:
+    """Rasterise, publish, impose and lay out, into the open output folder."""
     manifest = cache_mod.Manifest(out_dir)
     rasteriser = Rasteriser(project, options, progress)
     with Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
@@ -78,7 +92,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
         translator = snapshot.translator
         rulebook_words = translator is None or "rulebook" in translator.domains
         if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
-            result.warnings.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
+            result.remarks.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
                                    f"it (card_data/{snapshot.game.id}/locale/{snapshot.language}/rulebook.po); start "
                                    f"one with `cardgen i18n update --lang {snapshot.language} --domain rulebook`")
         if options.rulebook and snapshot.game.file.rulebook and rulebook_words:
@@ -120,7 +134,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
             with progress.stage("Laying out the designer's notes"):
                 result.outputs += notes.finish(files)
             result.timings += notes.timings
-    result.warnings += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+    result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     result.shrunk = dict(rendered.shrunk)
     if translator is not None and translator.missing:
         result.missing = list(translator.missing)
@@ -129,8 +143,8 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
         shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in templates[:5])
         more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
         if templates:
-            result.warnings.append(f"{len(templates)} template string(s) not translated into '{snapshot.language}', "
+            result.remarks.append(f"{len(templates)} template string(s) not translated into '{snapshot.language}', "
                                    f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
+    result.warnings += result.remarks
     manifest.forget_missing()
     manifest.save()
-    return result

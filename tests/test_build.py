@@ -235,7 +235,8 @@ def test_text_that_cannot_fit_is_reported_naming_the_card(project_copy, tmp_path
     path = project_copy / "versions/kings-blade/3.1.yml"
     path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, name: " + "Very " * 30 + "Long}\n")
     _, result = _build(project_copy, tmp_path, papers=("a4",), png=False, sheets=False)
-    assert any(w.startswith("card 'rapier': text does not fit") for w in result.warnings), result.warnings
+    assert any("card 'rapier': text does not fit" in w for w in result.warnings), result.warnings
+    assert [(f.code, f.card) for f in result.findings if f.code == "text-overflow"] == [("text-overflow", "rapier")]
 
 
 def test_build_refuses_to_write_over_sources(cli):

@@ -37,10 +37,11 @@ from .common import game_option, lang_option, parse_offset, snapshot_from, versi
                                   "in cardgen.yml, else 0,0.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
+@click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
 @click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @click.pass_context
 def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
-            jobs, quiet, timings):
+            jobs, quiet, strict, timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     _check_booklet(booklet, no_rulebook, since)
     started = time.perf_counter()
@@ -62,11 +63,14 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
         notes=not no_rulebook and old is None,
         booklet=booklet,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
+        strict=strict,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     elapsed = time.perf_counter() - started
-    for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+    for finding in result.findings:  # each says its own severity: `file:line:col: warning: ...`
+        click.echo(str(finding), err=True)
+    for remark in result.remarks:
+        click.echo(f"warning: {remark}", err=True)
     if not quiet:
         _summary(snapshot, result, options, since, elapsed)
     if timings:

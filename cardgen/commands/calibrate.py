@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import display_path
+from ..outputs import open_output
 from .common import parse_offset, project_from
 
 
@@ -34,8 +35,9 @@ def command(ctx, paper, out_dir, with_offset, duplex_offset):
         raise click.UsageError("--duplex-offset needs --with-offset: the sheet measures your printer without one")
     folder = check_out_dir(project, out_dir or project.build_dir)
     out = folder / f"calibration-{paper}.pdf"
-    calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
-                      back_offset_mm=(float(offset[0]), float(offset[1])))
+    with open_output(project, folder, "calibrate"):
+        calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
+                          back_offset_mm=(float(offset[0]), float(offset[1])))
     click.echo(f"  {display_path(out)}  duplex calibration, {PAPER_SIZES[paper].name}, 2 pages = 1 sheet of paper")
     click.echo("Print it two-sided (flip on long edge) at 100 %, hold it against the light with the back towards "
                "you and read X and Y where the front's lines cross the scales; then "

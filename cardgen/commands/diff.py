@@ -12,6 +12,7 @@ from ..atomic import write_text
 from ..console import progress_for
 from ..data.versions import load_game, resolve
 from ..errors import display_path
+from ..outputs import check_output_file, open_output_file
 from .common import game_option, project_from
 
 FORMATS = ["text", "markdown", "json", "html"]
@@ -42,6 +43,8 @@ def command(ctx, old, new, game, fmt, exit_code, out_file, jobs):
     from ..diff.formats import as_json, as_markdown, as_text
 
     project = project_from(ctx)
+    if out_file is not None:  # refuse a source or a file of the user's before any work, not after
+        check_output_file(project, out_file)
     g = load_game(project, game)
     diff = diff_versions(project, resolve(project, g, old), resolve(project, g, new))
     if fmt == "html":
@@ -51,7 +54,8 @@ def command(ctx, old, new, game, fmt, exit_code, out_file, jobs):
     else:
         output = {"text": as_text, "markdown": as_markdown, "json": as_json}[fmt](diff)
     if out_file is not None:
-        write_text(out_file, click.unstyle(output))
+        with open_output_file(project, out_file, "diff") as target:
+            write_text(target, click.unstyle(output))
         click.echo(f"wrote {display_path(out_file)}", err=True)
     else:
         colour = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")

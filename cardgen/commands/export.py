@@ -8,10 +8,12 @@ import click
 
 from ..console import progress_for
 from ..data.project import check_out_dir
-from ..data.validate import ValidationFailed, validate
+from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
+from ..outputs import open_output
 from ..pipeline import default_out_dir
+from ..render.checks import validate
 from .common import game_option, lang_option, snapshot_from, version_option
 
 out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -33,8 +35,8 @@ def _checked_snapshot(ctx, game, version, lang=None):
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
-    for finding in findings:
-        click.echo(f"warning: {finding}", err=True)
+    for finding in findings:  # each says its own severity: `file:line:col: warning: ...`
+        click.echo(str(finding), err=True)
     return project, snapshot
 
 
@@ -58,18 +60,20 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
 
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
     out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / "tts")
-    objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
 
     def url_in(folder: Path):
         if base_url:
             return lambda name: base_url + ("" if base_url.endswith("/") else "/") + name
         return lambda name: file_url(folder / name)
 
-    write_objects(objects, snapshot, out, url_in(out))
+    with open_output(project, out, "export tts"):
+        objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
+        write_objects(objects, snapshot, out, url_in(out))
     target = None
     if install:
         target = saved_objects_dir() / folder_name(snapshot.game.name)
-        install_objects(objects, snapshot, out, target, url_in(target))  # type: ignore[arg-type]  # boards and tokens too
+        with open_output(project, target, "export tts --install"):
+            install_objects(objects, snapshot, out, target, url_in(target))  # type: ignore[arg-type]  # boards and tokens too
     if quiet:
         return
     for obj in objects:
@@ -105,7 +109,8 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet):
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
     chosen = PRESETS[preset]
     out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / f"png-{preset}")
-    results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
+    with open_output(project, out, f"export png --preset {preset}"):
+        results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label}:")
@@ -136,7 +141,8 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet):
     project, snapshot = _checked_snapshot(ctx, game, version)
     chosen = SERVICES[service]
     out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "print" / service)
-    results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
+    with open_output(project, out, f"export print --service {service}"):
+        results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label} ({chosen.note}):")

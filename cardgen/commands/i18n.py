@@ -11,6 +11,7 @@ from ..errors import display_path
 from ..i18n import catalogs
 from ..i18n.extract import extract
 from ..i18n.status import language_status
+from ..outputs import open_data_folder
 from .common import game_option, project_from
 
 
@@ -26,10 +27,11 @@ def extract_command(ctx, game):
     """Write locale/cards.pot and locale/rulebook.pot from the data and the templates."""
     project = project_from(ctx)
     g = load_game(project, game)
-    for domain, catalog in extract(project, g).items():
-        path = catalogs.pot_path(g, domain)
-        catalogs.write(path, catalog)
-        click.echo(f"{display_path(path)}: {sum(1 for m in catalog if m.id)} messages")
+    with open_data_folder(project, g.dir / "locale", g.dir, "i18n extract") as inside:
+        for domain, catalog in extract(project, g).items():
+            path = inside(catalogs.pot_path(g, domain))
+            catalogs.write(path, catalog)
+            click.echo(f"{display_path(path)}: {sum(1 for m in catalog if m.id)} messages")
 
 
 @command.command(name="update")
@@ -43,31 +45,35 @@ def update_command(ctx, game, langs, domain):
     """Extract, then merge the new messages into each language's catalogs (changed ones become fuzzy)."""
     project = project_from(ctx)
     g = load_game(project, game)
-    templates = extract(project, g)
-    for name, catalog in templates.items():
-        catalogs.write(catalogs.pot_path(g, name), catalog)
-    targets = list(langs) or catalogs.translations(g)
-    if not targets:
-        raise click.UsageError(f"{g.name} has no translations yet; start one with --lang LANG")
-    for lang in targets:
-        catalogs.check_language(lang)
-        if lang == g.file.language:
-            raise click.UsageError(f"'{lang}' is the source language of {g.name}: it needs no catalog")
-        for name, template in templates.items():
-            path = catalogs.po_path(g, lang, name)
-            if path.is_file():
-                catalog = catalogs.read(path, lang)
-            elif not langs or domain not in ("all", name):
-                continue  # a catalog is started only when asked for
-            else:
-                catalog = catalogs.Catalog(locale=lang, project=template.project, creation_date=catalogs.FIXED_DATE,
-                                           revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
-            catalog.update(template, no_fuzzy_matching=False)
-            catalogs.write(path, catalog)
-            done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
-                       and (all(m.string) if isinstance(m.string, (list, tuple)) else True))
-            total = sum(1 for m in catalog if m.id)
-            click.echo(f"{display_path(path)}: {done}/{total} translated")
+    with open_data_folder(project, g.dir / "locale", g.dir, "i18n update") as inside:
+        templates = extract(project, g)
+        targets = list(langs) or catalogs.translations(g)
+        if not targets:
+            raise click.UsageError(f"{g.name} has no translations yet; start one with --lang LANG")
+        for lang in targets:  # every problem before the first file is written
+            catalogs.check_language(lang)
+            if lang == g.file.language:
+                raise click.UsageError(f"'{lang}' is the source language of {g.name}: it needs no catalog")
+            for name in templates:
+                inside(catalogs.po_path(g, lang, name))
+        for name, catalog in templates.items():
+            catalogs.write(inside(catalogs.pot_path(g, name)), catalog)
+        for lang in targets:
+            for name, template in templates.items():
+                path = inside(catalogs.po_path(g, lang, name))
+                if path.is_file():
+                    catalog = catalogs.read(path, lang)
+                elif not langs or domain not in ("all", name):
+                    continue  # a catalog is started only when asked for
+                else:
+                    catalog = catalogs.Catalog(locale=lang, project=template.project, creation_date=catalogs.FIXED_DATE,
+                                               revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
+                catalog.update(template, no_fuzzy_matching=False)
+                catalogs.write(path, catalog)
+                done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
+                           and (all(m.string) if isinstance(m.string, (list, tuple)) else True))
+                total = sum(1 for m in catalog if m.id)
+                click.echo(f"{display_path(path)}: {done}/{total} translated")
 
 
 @command.command(name="status")

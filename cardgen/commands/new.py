@@ -13,6 +13,7 @@ by itself (a project's templates/common/ may hold its own versions, which take p
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -21,7 +22,7 @@ import click
 from jinja2 import Environment, StrictUndefined
 
 from ..atomic import write_text
-from ..builtin import FONTS_DIR, SKELETON_DIR
+from ..builtin import FONTS_DIR, ICONS_DIR, SKELETON_DIR
 from ..data.model import json_schemas
 from ..data.project import PROJECT_FILE, load_project, project_root
 from ..errors import InputError, display_path
@@ -35,6 +36,7 @@ GAME_FILES = {
     "rulebook.html.j2": "templates/{id}/rulebook.html.j2",
 }
 PROJECT_FILES = {PROJECT_FILE: PROJECT_FILE, "gitignore": ".gitignore"}
+# the shared icons (MIT, drawn for cardgen: crown, castle, suits...) the docs' examples use
 
 
 def slug(name: str) -> str:
@@ -62,7 +64,13 @@ def command(ctx, name):
         created = []
     if (root / "card_data" / game_id).exists():
         raise InputError(f"game '{game_id}' already exists in {display_path(root / 'card_data')}")
+    taken = [root / target.format(id=game_id) for target in GAME_FILES.values()]
+    taken = [path for path in taken if os.path.lexists(path)]
+    if taken:  # a template left from an earlier game of that name: the user's, never replaced
+        raise InputError(f"{display_path(taken[0])} already exists; refusing to overwrite it (move it away, "
+                         "or choose another game name)")
     created += _copy(GAME_FILES, root, game_id, title)
+    created += _common_icons(root)
     for path in created:
         click.echo(f"  created {display_path(path)}")
     where = f"cd {display_path(root)} && " if root != Path.cwd().resolve() else ""
@@ -80,6 +88,19 @@ def _new_project(root: Path, game_id: str, title: str) -> list[Path]:
     shutil.copytree(FONTS_DIR, root / "fonts")
     created.append(root / "fonts")
     return created
+
+
+def _common_icons(root: Path) -> list[Path]:
+    """cardgen's shared icons (icons/common/: crown, suits, castle...) the project lacks, so
+    `icon("common/crown", ...)` works in a new game as the docs show. Copied like the fonts (a
+    game's cards never change with a cardgen upgrade); an existing icon is never overwritten."""
+    created: list[Path] = []
+    for src in sorted(ICONS_DIR.glob("*.svg")) if ICONS_DIR.is_dir() else []:
+        path = root / "icons" / "common" / src.name
+        if not path.exists():
+            write_text(path, src.read_text(encoding="utf-8"))
+            created.append(path)
+    return [root / "icons" / "common"] if created else []  # listed once, not icon by icon
 
 
 def _copy(files: dict[str, str], root: Path, game_id: str, title: str) -> list[Path]:

@@ -62,13 +62,15 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
         raise InputError("--bots: expected at least one bot name")
     versions = [normalise_version(v) for v in compare] if compare else [normalise_version(version or g.file.default_version)]
     jobs = jobs or os.cpu_count() or 1
-    if report_path is not None or plots_dir is not None:  # before playing: never write over a source
-        from ..simulate.report import check_target, plot_paths
+    if report_path is not None:  # before playing: never write over a source or a file of the user's
+        from ..outputs import check_output_file
 
-        targets = [report_path] if report_path is not None else []
-        targets += plot_paths(versions, plots_dir) if plots_dir is not None else []
-        for target in targets:
-            check_target(project.root, project.source_paths, target)
+        check_output_file(project, report_path)
+    if plots_dir is not None:
+        from ..outputs import check_output_folder
+        from ..simulate.report import plot_paths
+
+        check_output_folder(project, plots_dir, plot_paths(versions, plots_dir))
     results = []
     with Runner(jobs, progress_for(quiet or fmt == "json")) as runner:
         for v in versions:
@@ -78,14 +80,18 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
     elapsed = time.perf_counter() - started
     if report_path is not None:
         from ..atomic import write_text
+        from ..outputs import open_output_file
         from ..simulate.report import render_report
 
-        write_text(report_path, render_report(results, g.name))
+        with open_output_file(project, report_path, "simulate --report") as target:
+            write_text(target, render_report(results, g.name))
     written = []
     if plots_dir is not None:
+        from ..outputs import open_output
         from ..simulate.report import write_plots
 
-        written = write_plots(results, plots_dir)
+        with open_output(project, plots_dir, "simulate --plots"):
+            written = write_plots(results, plots_dir)
     if fmt == "json":
         data = {"compare": results} if compare else results[0]
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))

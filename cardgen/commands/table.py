@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..atomic import write_bytes
-from ..errors import InputError, display_path
+from ..errors import display_path
+from ..outputs import open_output_file
 from .common import game_option, snapshot_from, version_option
 
 
@@ -34,13 +35,9 @@ def export(ctx, game, version, target, force):
     project, snapshot = snapshot_from(ctx, game, version)
     if target.suffix.lower() not in (".csv", ".xlsx"):
         raise click.BadParameter("expected a file name ending in .csv or .xlsx", param_hint="--to")
-    resolved = target.resolve()
-    if any(resolved == p.resolve() or resolved.is_relative_to(p.resolve())
-           for p in project.source_paths if p.is_dir()) and resolved.exists():
-        raise InputError(f"{display_path(target)} is a project source; cardgen never overwrites one "
-                         "(export to a new file, then point the version's `table:` at it)")
-    if resolved.exists() and not force:
-        raise InputError(f"{display_path(target)} exists; pass --force to replace it")
-    write_bytes(target, table_bytes(snapshot, target))
+    # a new table may be written beside the versions (to be named by `table:`); an existing
+    # source never, another file of the user's only with --force
+    with open_output_file(project, target, "table export", new_in_data=True, force_option="--force", force=force):
+        write_bytes(target, table_bytes(snapshot, target))
     total = sum(c.count for c in snapshot.cards)
     click.echo(f"wrote {display_path(target)}: {len(snapshot.cards)} cards ({total} with copies)", err=True)

@@ -6,10 +6,8 @@ import json
 
 import click
 
-from ..data.validate import validate
-from ..errors import Finding
 from ..preflight import preflight
-from ..render.cards import CardRenderer
+from ..render.checks import check
 from ..render.fonts import FontSet
 from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
@@ -25,9 +23,9 @@ def command(ctx, game, version, lang, fmt, strict):
     """Check a game version: references, counts, rules, the game's own checks, and the print
     preflight of every rendered card (safe zone, borders, overlap, contrast)."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
-    findings = validate(project, snapshot)
-    if not any(f.severity == "error" for f in findings):
-        findings += print_checks(project, snapshot)
+    findings, rendered = check(project, snapshot)  # renders every card, as build does
+    if rendered is not None:
+        findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if fmt == "json":
@@ -48,10 +46,3 @@ def command(ctx, game, version, lang, fmt, strict):
         )
     ctx.exit(1 if errors or (strict and warnings) else 0)
 
-
-def print_checks(project, snapshot):
-    """What `build` would warn about in the cards themselves: text that does not fit its box,
-    and the preflight of every face."""
-    rendered = CardRenderer(project, snapshot).render_all()
-    overflow = [Finding("warning", "text-overflow", w) for w in rendered.warnings]
-    return overflow + preflight(snapshot, rendered, FontSet(project.fonts_dir))

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from ..errors import BuildError
 from .model import PluralText
 from .snapshot import Effect, Snapshot
 from .translator import translator_of
@@ -94,6 +95,11 @@ def effect_values(snapshot: Snapshot, effect: Effect) -> dict[str, Any]:
     return values
 
 
+class SentenceError(BuildError):
+    """An effect's sentence template failed (a misspelt name, a sandbox violation): one line
+    naming the effect in the card's data and the sentence in game.yml."""
+
+
 def sentence_source(snapshot: Snapshot, text: Any, values: dict[str, Any]) -> str:
     """The Jinja2 source of a sentence in the snapshot's language: a plural sentence picks its
     form for the number by that language's rule (a translation brings its own forms)."""
@@ -103,9 +109,18 @@ def sentence_source(snapshot: Snapshot, text: Any, values: dict[str, Any]) -> st
 
 
 def effect_sentence(snapshot: Snapshot, effect: Effect) -> str:
-    kind = snapshot.game.effect_kinds[effect.do]
-    values = effect_values(snapshot, effect)
-    return render_sentence(snapshot, sentence_source(snapshot, kind.text, values), values).strip()
+    kind = snapshot.game.effect_kinds.get(effect.do)
+    if kind is None:
+        raise SentenceError(f"unknown effect '{effect.do}' (expected one of: "
+                            f"{', '.join(sorted(snapshot.game.effect_kinds))})", effect.loc)
+    try:
+        values = effect_values(snapshot, effect)
+        return render_sentence(snapshot, sentence_source(snapshot, kind.text, values), values).strip()
+    except (TemplateError, KeyError, TypeError, ValueError, AttributeError, ArithmeticError, IndexError) as exc:
+        where = snapshot.game.source.loc("effects", effect.do, "text")
+        what = str(exc) if isinstance(exc, TemplateError) and str(exc) else f"{type(exc).__name__}: {exc}"
+        raise SentenceError(f"the sentence of effect '{effect.do}' (game.yml {where.line}:{where.column}) "
+                            f"fails: {what}", effect.loc) from None
 
 
 def to_runs(sentence: str, snapshot: Snapshot | None = None) -> list[TextRun | IconRun]:
@@ -154,6 +169,7 @@ __all__ = [
     "IconRun",
     "SymbolRef",
     "TemplateError",
+    "SentenceError",
     "effect_runs",
     "effect_plain",
     "effect_sentence",

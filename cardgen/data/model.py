@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import CardgenError, InputError, InputErrors
@@ -40,25 +40,25 @@ class ValueSpec(Strict):
     type: ValueType = Field(description="Kind of value.")
     label: str | None = Field(None, description="Human name, used in the rulebook and diffs.")
     description: str | None = None
-    required: bool = Field(False, description="Must every card/effect give it?")
+    required: StrictBool = Field(False, description="Must every card/effect give it?")
     default: Any = None
-    min: float | None = None
-    max: float | None = None
+    min: StrictFloat | None = None
+    max: StrictFloat | None = None
     values: dict[str, str] | None = Field(
         None, description="For type enum: allowed values, each with the sentence that explains it."
     )
     of: str | None = Field(
         None, description="For symbol: the symbol kind allowed; for list and map: the type of the items."
     )
-    nullable: bool = Field(False, description="May the value be null (the rule does not exist)?")
+    nullable: StrictBool = Field(False, description="May the value be null (the rule does not exist)?")
     warn_if_empty: str | None = Field(
         None, description="For rules: warning shown when the value is null or empty."
     )
 
 
 class Size(Strict):
-    width_mm: float = Field(gt=0)
-    height_mm: float = Field(gt=0)
+    width_mm: StrictFloat = Field(gt=0)
+    height_mm: StrictFloat = Field(gt=0)
 
 
 SizeRef = str | Size
@@ -77,8 +77,8 @@ class CardType(Strict):
         "card", description="What the piece is where it matters (Tabletop Simulator): card (in a deck), "
                             "board (one image), tile (two-sided piece), token (one-sided piece).")
     fields: dict[str, ValueSpec] = Field(default_factory=dict)
-    effects: bool = Field(False, description="May cards of this type carry effects?")
-    per_player: int | None = Field(None, description="Components of this type per player (set-up).")
+    effects: StrictBool = Field(False, description="May cards of this type carry effects?")
+    per_player: StrictInt | None = Field(None, description="Components of this type per player (set-up).")
 
 
 class Deck(Strict):
@@ -114,8 +114,8 @@ class EffectKind(Strict):
 
 
 class Players(Strict):
-    min: int = Field(ge=1)
-    max: int = Field(ge=1)
+    min: StrictInt = Field(ge=1)
+    max: StrictInt = Field(ge=1)
 
 
 class Fonts(Strict):
@@ -134,7 +134,7 @@ class GameFile(Strict):
                                             "translations live in card_data/<game>/locale/<lang>/*.po.")
     default_version: str
     card_size: SizeRef = "poker"
-    bleed_mm: float = Field(3.0, ge=0, le=10)
+    bleed_mm: StrictFloat = Field(3.0, ge=0, le=10)
     fonts: Fonts = Field(default_factory=Fonts)
     sizes: dict[str, Size] = Field(default_factory=dict, description="Extra named sizes for this game.")
     card_types: dict[str, CardType]
@@ -157,8 +157,8 @@ class Symbol(Strict):
     colour: Colour | None = None
     icon: str | None = None
     rarity: str | None = None
-    inert: bool | None = Field(None, description="True: no effect may be tied to this symbol.")
-    any: bool | None = Field(None, description="True: stands for any symbol of its kind.")
+    inert: StrictBool | None = Field(None, description="True: no effect may be tied to this symbol.")
+    any: StrictBool | None = Field(None, description="True: stands for any symbol of its kind.")
     description: str | None = None
 
 
@@ -171,7 +171,7 @@ class CardEntry(Open):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     type: str
     name: str
-    count: int = Field(1, ge=0, le=10_000)
+    count: StrictInt = Field(1, ge=0, le=10_000)
     art: str | None = None
     flavour: str | None = None
     effects: list[EffectEntry] = Field(default_factory=list)
@@ -182,7 +182,7 @@ class CardOverride(Open):
     id: str
     type: str | None = None
     name: str | None = None
-    count: int | None = Field(None, ge=0, le=10_000)
+    count: StrictInt | None = Field(None, ge=0, le=10_000)
     art: str | None = None
     flavour: str | None = None
     effects: list[EffectEntry] | None = None
@@ -193,10 +193,10 @@ class Claim(Strict):
     """A statement of the designer's about counts, checked against the data."""
 
     deck: str | None = None
-    total: int | None = None
+    total: StrictInt | None = None
     symbol: str | None = None
     field: str | None = Field(None, description="Card field holding the symbol (for symbol claims).")
-    count: int | None = None
+    count: StrictInt | None = None
     share: str | None = Field(None, pattern=r"^\d+/\d+$")
     says: str | None = Field(None, description="The designer's words this claim comes from.")
 

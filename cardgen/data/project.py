@@ -11,16 +11,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictInt, field_validator
 
-from ..builtin import BUILTIN_DIR, FONTS_DIR
+from ..builtin import FONTS_DIR
 from ..errors import InputError, Loc
+from ..outputs import refuse_sources
 from . import model, yamlsource
 
 PROJECT_FILE = "cardgen.yml"
 CACHE_ENV = "CARDGEN_CACHE_DIR"
-
-
 MAX_DUPLEX_OFFSET_MM = 10.0  # more than this is not a printer's misregistration but a wrong setting
 
 
@@ -37,6 +36,14 @@ class PrinterFile(model.Strict):
         return value
 
 
+class Limits(model.Strict):
+    """Checked by `validate` (and so before `build` starts work): a typo such as `count: 10000`
+    should not run for minutes and fill the disk."""
+
+    printed_cards: StrictInt = Field(5000, ge=1, description="Most cards a version may print (all copies).")
+    different_cards: StrictInt = Field(2000, ge=1, description="Most different cards in a version.")
+
+
 class ProjectFile(model.Strict):
     default_game: str | None = Field(None, description="Game used when --game is left out.")
     build_dir: str = "build"
@@ -45,6 +52,7 @@ class ProjectFile(model.Strict):
         description="More folders of the project (besides card_data, versions, templates, icons, fonts, "
                     "schema) that a build must never write into, e.g. [tests, docs].")
     printer: PrinterFile = Field(default_factory=PrinterFile, description="Your home printer, for print sheets.")
+    limits: Limits = Field(default_factory=Limits, description="Size limits checked before a build starts.")
 
 
 @dataclass(frozen=True)
@@ -170,16 +178,6 @@ def load_project(root: Path) -> Project:
 
 
 def check_out_dir(project: Project, out_dir: Path) -> Path:
-    """Never write over the user's sources: refuse the project root, its source folders, the
-    folders cardgen.yml lists as `protected`, and cardgen's own installed files."""
-    out = out_dir.resolve()
-    protected = [p for p in project.source_paths if p.suffix != ".yml"]
-    protected += [project.root / name for name in project.config.protected]
-    protected += [BUILTIN_DIR.parent]  # the cardgen package: its code, fonts and templates
-    if out == project.root:
-        raise InputError(f"refusing to build into the project folder itself ({out}); use build/ or a new folder")
-    for folder in protected:
-        folder = folder.resolve()
-        if out == folder or folder in out.parents:
-            raise InputError(f"refusing to build into {folder}: it holds your sources")
-    return out
+    """Never write over the user's sources: refuse the project root and its source folders
+    (compared after resolving symbolic links; see cardgen.outputs)."""
+    return refuse_sources(project, out_dir, "build")

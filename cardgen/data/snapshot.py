@@ -115,6 +115,9 @@ class Snapshot:
     claims: list[Claim]
     claim_locs: list[Loc]
     unused_decks: dict[str, Loc] = field(default_factory=dict)  # this version's own `unused_decks`
+    # what resolving the versions noticed (a card overridden twice in one file...): the
+    # validator reports these with its own findings
+    remarks: list[Any] = field(default_factory=list)
     lang: str = ""  # the language of every printed string; "" = the game's source language
     translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
 

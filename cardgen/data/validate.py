@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from jinja2 import TemplateError
 
+from .. import contain
 from ..errors import BuildError, Finding, Loc
 from . import cardtext
 from .model import PluralText, ValueSpec
@@ -51,6 +53,8 @@ class Report:
 
 
 def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
+    """Every finding about a version's data. `cardgen.render.checks.validate` adds the render checks
+    (every card rendered to SVG), which is what the `validate` and `build` commands run."""
     report = Report()
     ctx = _Context(project, snapshot, report)
     ctx.check_game()
@@ -58,6 +62,8 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_cards()
     ctx.check_rules()
     ctx.check_claims()
+    ctx.check_limits()
+    report.findings += snapshot.remarks
     _check_translation(snapshot, report)
     run_plugin(snapshot, report)
     return sorted(report.findings, key=_order)
@@ -124,8 +130,20 @@ class _Context:
             self.report.error("missing-template", f"template '{name}' not found (looked for {path})", loc=loc)
 
     def _icon_exists(self, name: str, loc: Loc, card: Card | None = None) -> None:
-        if not (self.project.icons_dir / f"{name}.svg").is_file():
-            self.report.error("missing-icon", f"icon '{name}' not found (expected icons/{name}.svg)", loc=loc, card=card)
+        self._icon_ok(name, loc, card)
+
+    def _icon_ok(self, name: str, loc: Loc, card: Card | None = None, what: str | None = None) -> bool:
+        """The icon is a plain name, inside icons/ (after links), and a real SVG file."""
+        try:
+            contain.read_icon(self.project.icons_dir, name)
+        except contain.OutsideProject as exc:
+            self.report.error("outside-project", f"{what + ': ' if what else ''}{exc.message}", loc=loc, card=card)
+        except contain.BadIcon as exc:
+            code = "missing-icon" if "not found" in exc.message else "bad-icon"
+            self.report.error(code, f"{what + ': ' if what else ''}{exc.message}", loc=exc.loc or loc, card=card)
+        else:
+            return True
+        return False
 
     def _size_exists(self, name: str, loc: Loc) -> None:
         from .snapshot import NAMED_SIZES
@@ -221,9 +239,13 @@ class _Context:
                 ok = False
         if ok:
             try:
-                cardtext.effect_sentence(self.s, effect)
-            except (TemplateError, KeyError, TypeError) as exc:
-                self.report.error("bad-sentence", f"effect '{effect.do}' sentence fails: {exc}", card=card, loc=effect.loc)
+                runs = cardtext.effect_runs(self.s, effect)
+            except cardtext.SentenceError as exc:
+                self.report.error("bad-sentence", exc.message, card=card, loc=effect.loc)
+                return
+            for run in runs:
+                if isinstance(run, cardtext.IconRun):
+                    self._icon_ok(run.icon, effect.loc, card, f"icon('{run.icon}') in the sentence of '{effect.do}'")
 
     def _check_value(self, spec: ValueSpec, value: Any, what: str, card: Card | None, loc: Loc) -> bool:
         problem = value_problem(spec, value, self.s, self.project)
@@ -258,6 +280,23 @@ class _Context:
                 elif spec.warn_if_empty:
                     self.report.warning("empty-rule", f"version {self.s.version}: {spec.warn_if_empty}",
                                         loc=Loc(self.s.info.file, 1, 1))
+
+    # --- size limits -------------------------------------------------------------------------
+
+    def check_limits(self) -> None:
+        limits = self.project.config.limits
+        where = f"set limits.{{}} in {self.project.root.name}/cardgen.yml to allow more"
+        printed = sum(c.count for c in self.s.cards)
+        loc = Loc(self.s.info.file, 1, 1)
+        if printed > limits.printed_cards:
+            biggest = max(self.s.cards, key=lambda c: c.count)
+            self.report.error("too-large", f"version {self.s.version} prints {printed:,} cards, more than the limit "
+                              f"of {limits.printed_cards:,} (largest: {biggest.count:,} x '{biggest.id}'); "
+                              + where.format("printed_cards"), loc=biggest.loc_of("count"), card=biggest.id)
+        if len(self.s.cards) > limits.different_cards:
+            self.report.error("too-large", f"version {self.s.version} has {len(self.s.cards):,} different cards, more "
+                              f"than the limit of {limits.different_cards:,}; " + where.format("different_cards"),
+                              loc=loc)
 
     # --- claims ------------------------------------------------------------------------------
 
@@ -329,8 +368,13 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
             return f"'{value}' is a {sym.kind}, expected a {spec.of}"
     if t == "card_type" and value not in snapshot.game.card_types:
         return f"expected a card type ({', '.join(snapshot.game.card_types)}), found {value!r}"
-    if t == "icon" and not (isinstance(value, str) and (project.icons_dir / f"{value}.svg").is_file()):
-        return f"icon '{value}' not found in icons/"
+    if t == "icon":
+        if not isinstance(value, str):
+            return f"expected an icon name, found {value!r}"
+        try:
+            contain.read_icon(project.icons_dir, value)
+        except BuildError as exc:
+            return exc.message
     if t == "list" and not isinstance(value, list):
         return f"expected a list, found {value!r}"
     if t == "map" and not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
@@ -345,13 +389,35 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
 
 
 def run_plugin(snapshot: Snapshot, report: Report) -> None:
-    """The game plug-in's `check` hook (see plugin.py for the contract)."""
+    """The game plug-in's `check` hook (see plugin.py for the contract). A plug-in is Python code
+    with the user's own rights: it is loaded only from the game's folder (card_data/<game>/,
+    after resolving links), and whatever goes wrong in it (a syntax error, an exception) is
+    reported as one finding at its file:line."""
     name = snapshot.game.file.plugin
     if not name:
         return
-    path = snapshot.game.dir / name
     loc = snapshot.game.source.loc("plugin")
-    module = load_plugin(path)
+    try:
+        path = contain.inside(snapshot.game.dir, name, "plug-in", loc)
+    except contain.OutsideProject as exc:
+        report.error("plugin", exc.message + " (a plug-in is code: it must live in the game's folder)", loc=loc)
+        return
+    if path.suffix != ".py":
+        report.error("plugin", f"plug-in {name} is not a Python file (expected a name ending in .py)", loc=loc)
+        return
+    if not path.is_file():
+        report.error("plugin", f"plug-in {name} not found beside game.yml", loc=loc)
+        return
+    try:
+        module = load_plugin(path)
+    except SyntaxError as exc:
+        report.error("plugin", f"plug-in {name} has a syntax error: {exc.msg}",
+                     loc=Loc(path, exc.lineno or 0, exc.offset or 0))
+        return
+    except Exception as exc:
+        report.error("plugin", f"plug-in {name} failed while loading: {type(exc).__name__}: {exc}",
+                     loc=_plugin_loc(exc, path))
+        return
     if module is None:
         report.error("plugin", f"plug-in {name} not found beside game.yml", loc=loc)
         return
@@ -365,12 +431,24 @@ def run_plugin(snapshot: Snapshot, report: Report) -> None:
     try:
         module.check(snapshot, report)
     except Exception as exc:  # a broken plug-in is a data problem, reported like one
-        report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=Loc(path))
+        report.error("plugin", f"plug-in {name} failed: {type(exc).__name__}: {exc}", loc=_plugin_loc(exc, path))
+
+
+def _plugin_loc(exc: BaseException, path: Path) -> Loc:
+    """The innermost line of the plug-in in the exception's traceback."""
+    found = Loc(path)
+    tb = exc.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename) == path:
+            found = Loc(path, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 class ValidationFailed(BuildError):
-    def __init__(self, errors: list[Finding]):
-        super().__init__(f"{len(errors)} error(s) in the game data; nothing was built")
+    def __init__(self, errors: list[Finding], strict: bool = False, what: str = "built"):
+        kind = "warning(s) and --strict" if strict else "error(s) in the game data"
+        super().__init__(f"{len(errors)} {kind}; nothing was {what}")
         self.errors = errors
 
     def __str__(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InputError, Loc
+from ..errors import Finding, InputError, Loc
 from . import cardtable, model, yamlsource
 from .project import Project
 from .snapshot import Card, Effect, Game, Snapshot, VersionInfo
@@ -44,9 +44,26 @@ def version_dir(project: Project, game: Game) -> Path:
 
 
 def available_versions(project: Project, game: Game) -> list[str]:
+    """The versions, by the name `--version` takes (`Final.yml` is version `final`)."""
+    return sorted(version_files(project, game), key=_version_sort_key)
+
+
+def version_files(project: Project, game: Game) -> dict[str, Path]:
+    """Version name -> its file. Names are normalised like `--version` (`V3.yml` and `v3`
+    are version 3), so every listed version can be asked for; two files with one name, or
+    a name that is not a version name, are errors naming the file."""
     folder = version_dir(project, game)
-    names = [p.stem for p in folder.glob("*.yml")] if folder.is_dir() else []
-    return sorted(names, key=_version_sort_key)
+    found: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.yml")) if folder.is_dir() else []:
+        name = normalise_version(path.stem)
+        if not VERSION_RE.match(name):
+            raise InputError(f"version file name '{path.name}' is not a version name (expected letters, digits, "
+                             "'.' and '-', like 3.1.yml or final.yml)", Loc(path))
+        if name in found:
+            raise InputError(f"versions '{found[name].name}' and '{path.name}' both name version '{name}'; "
+                             "rename one", Loc(path))
+        found[name] = path
+    return found
 
 
 def _version_sort_key(name: str):
@@ -66,7 +83,7 @@ def resolve(project: Project, game: Game, version: str | None = None) -> Snapsho
 
 
 def _load_version(project: Project, game: Game, version: str):
-    file = version_dir(project, game) / f"{version}.yml"
+    file = version_files(project, game).get(version, version_dir(project, game) / f"{version}.yml")
     doc = yamlsource.load(file)
     _use_raw(doc, "extends")
     return doc, model.parse_model(model.VersionFile, doc)
@@ -121,6 +138,7 @@ def _apply(game: Game, chain) -> Snapshot:
     cards: dict[str, Card] = {}
     claims: list = []
     claim_locs: list[Loc] = []
+    remarks: list[Finding] = []
     infos = []
     for vid, doc, vf, rows in chain:
         _check_translation(vf.notes.feedback, doc)
@@ -144,16 +162,34 @@ def _apply(game: Game, chain) -> Snapshot:
                     doc.loc("cards", i, "id"),
                 )
             cards[entry.id] = _new_card(entry, doc, ("cards", i), vid)
+        overridden: dict[str, Loc] = {}
         for i, entry in enumerate(vf.override):
             if entry.id not in cards:
                 raise InputError(
                     f"override of unknown card '{entry.id}' (no earlier version defines it)",
                     doc.loc("override", i, "id"),
                 )
+            here = doc.loc("override", i, "id")
+            if entry.id in overridden:
+                remarks.append(Finding("warning", "override-twice",
+                                       f"card '{entry.id}' is overridden twice in this file (first at line "
+                                       f"{overridden[entry.id].line}); the later override wins field by field",
+                                       here, entry.id))
+            overridden.setdefault(entry.id, here)
             _override(cards[entry.id], entry, doc, ("override", i), vid)
+        removed: set[str] = set()
         for i, card_id in enumerate(vf.remove):
+            if card_id in removed:
+                remarks.append(Finding("warning", "remove-twice", f"card '{card_id}' is removed twice in this file",
+                                       doc.loc("remove", i), card_id))
+                continue
             if card_id not in cards:
                 raise InputError(f"remove of unknown card '{card_id}'", doc.loc("remove", i))
+            if card_id in overridden:
+                remarks.append(Finding("warning", "override-and-remove",
+                                       f"card '{card_id}' is overridden (line {overridden[card_id].line}) and removed "
+                                       "in the same file; the override has no effect", doc.loc("remove", i), card_id))
+            removed.add(card_id)
             del cards[card_id]
         _apply_table(game, cards, rows, vid)
         if vf.claims or "claims" in doc.data:
@@ -172,6 +208,7 @@ def _apply(game: Game, chain) -> Snapshot:
         claims=claims,
         claim_locs=claim_locs,
         unused_decks={d: chain[-1][1].loc("unused_decks", i) for i, d in enumerate(chain[-1][2].unused_decks)},
+        remarks=remarks,
     )
 
 
@@ -295,6 +332,9 @@ def _override(card: Card, entry: model.CardOverride, doc, path, vid: str) -> Non
         if key == "effects":
             card.effects = _effects(entry.effects or [], doc, path)
         elif key in BUILTIN_CARD_KEYS:
+            if key in ("type", "name", "count") and getattr(entry, key) is None:
+                raise InputError(f"override of '{card.id}': {key} may not be empty (null); leave the key out "
+                                 "to keep the earlier value", doc.loc(*path, key))
             setattr(card, key, getattr(entry, key))
         else:
             card.fields[key] = (entry.model_extra or {})[key]

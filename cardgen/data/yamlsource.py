@@ -9,6 +9,7 @@ file stops with an error instead of eating memory). Input size is bounded before
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,29 @@ from ..errors import InputError, Loc
 
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000  # after alias expansion
+MAX_DEPTH = 64  # nesting of mappings and lists; real game data is under 10 deep
+
+
+class Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2's plain scalars: only `true`/`false` are booleans and only plain
+    decimals are numbers. YAML 1.1 would read `yes`, `no`, `on`, `off` as booleans and `017`,
+    `0x1f`, `1_000`, `1:30` as numbers (`count: 017` became 15); here they stay text, so a field
+    that expects a number or a boolean refuses them with a clear message instead of guessing."""
+
+
+Loader.yaml_implicit_resolvers = {
+    key: [(tag, rx) for tag, rx in value if tag not in (
+        "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9]+[eE][-+]?[0-9]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."))
 
 Path_ = tuple  # a path into the data: keys and list indexes
 
@@ -64,7 +88,8 @@ def load(file: Path) -> YamlDocument:
 
 
 def parse(text: str, file: Path) -> YamlDocument:
-    loader = yaml.SafeLoader(text)
+    _check_depth(text, file)
+    loader = Loader(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
@@ -84,6 +109,27 @@ def parse(text: str, file: Path) -> YamlDocument:
             f"expected a mapping at the top level, found {type_name(data)}", _loc(file, node.start_mark)
         )
     return YamlDocument(file, data, builder.locations, builder.raw)
+
+
+def _check_depth(text: str, file: Path) -> None:
+    """Refuse deep nesting before composing (PyYAML composes recursively: thousands of levels
+    would end in RecursionError). The event parser is iterative, so this pass is safe."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=Loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise InputError(f"data nested more than {MAX_DEPTH} levels deep; expected a flatter "
+                                     "structure", _loc(file, event.start_mark))
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise InputError(f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}",
+                         _loc(file, mark)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"YAML error: {exc}", Loc(file, 1, 1)) from None
 
 
 def type_name(value: Any) -> str:
@@ -119,7 +165,7 @@ def _loc(file: Path, mark) -> Loc:
 
 
 class _Builder:
-    def __init__(self, file: Path, loader: yaml.SafeLoader):
+    def __init__(self, file: Path, loader: Loader):
         self.file = file
         self.loader = loader
         self.locations: dict[tuple, Loc] = {}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from .. import atomic, pngmeta
+from .. import atomic, outputs, pngmeta
 from ..buildtypes import BuildOptions, Face, Progress
 from ..data.project import Project
 from ..render.rasterise import Rasteriser
@@ -110,9 +110,7 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 def remove_stale(folder: Path, keep: set[str], owned: Callable[[str], bool]) -> None:
     """Delete files an earlier export wrote that this one did not (a removed card's image).
 
-    Only names `owned` says an export writes are touched: an --out folder may hold other files.
+    Only names `owned` says an export writes, and of those only files recorded in the open
+    output folder's manifest (cardgen.outputs), are touched: an --out folder may hold other files.
     """
-    if folder.is_dir():
-        for path in folder.iterdir():
-            if path.is_file() and owned(path.name) and path.name not in keep:
-                path.unlink()
+    outputs.remove_stale(folder, keep, owned)

@@ -9,22 +9,25 @@ SVG by hand: icons inlined from icons/, and text fitted into a box with the font
 
 from __future__ import annotations
 
+import contextlib
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 from jinja2 import TemplateError
 from markupsafe import Markup
 
+from .. import contain
 from ..buildtypes import Face, RenderedSet
 from ..colour import ink_on
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..data.translator import translator_of
-from ..errors import BuildError, Loc
+from ..errors import BuildError, CardgenError, Finding, Loc
 from ..units import svg_number as _fmt
 from . import textfit
-from .fonts import FontSet
+from .fonts import FontSet, MissingGlyphError
 from .icons import inline_icon
 from .templating import template_environment
 
@@ -40,8 +43,13 @@ class CardRenderer:
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
         self.warnings: list[str] = []
+        self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}
         self._current: str = ""
+        self._loc: Loc | None = None
+        self._card: Card | None = None
+        # sandboxed (a template reads data and calls the helpers, but cannot reach Python
+        # internals such as `''.__class__.__mro__`), and its loader never leaves the template folders
         self.env = template_environment(project, self.game.id, keep_trailing_newline=True)
         translator_of(snapshot).install(self.env)
         self.env.globals.update(
@@ -72,6 +80,7 @@ class CardRenderer:
     def render_card(self, card: Card) -> Face:
         ctype = self.game.card_types[card.type]
         self._current = f"card '{card.id}'"
+        self._loc, self._card = card.loc, card
         svg = self._render(ctype.template, card.loc, card=card, ctype=ctype,
                            **self._frame(card.type))
         w, h = self._outer(card.type)
@@ -83,6 +92,7 @@ class CardRenderer:
         types = [t for t, ct in self.game.card_types.items() if ct.deck == deck_id]
         type_id = types[0]
         self._current = f"back of deck '{deck_id}'"
+        self._loc, self._card = self.game.source.loc("decks", deck_id, "back"), None
         svg = self._render(deck.back, self.game.source.loc("decks", deck_id, "back"), deck=deck,
                            deck_id=deck_id, ctype=self.game.card_types[type_id], **self._frame(type_id))
         w, h = self._outer(type_id)
@@ -93,7 +103,10 @@ class CardRenderer:
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
         """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.inline_icon`."""
-        return inline_icon(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
+        try:
+            return inline_icon(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
+        except CardgenError as exc:
+            raise BuildError(f"{self._current}: {exc}", exc.loc or self._loc) from None
 
     def textbox(self, content: Any, x: float, y: float, w: float, h: float, *, size: float,
                 min_size: float | None = None, font: str = "body", bold: bool = False,
@@ -102,12 +115,11 @@ class CardRenderer:
         """Text fitted into the box (x, y, w, h): shrinks to min_size, warns if it still overflows."""
         family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
         runs = self._runs(content, bold, italic)
-        layout = textfit.fit_text(runs, w, h, family=family, max_size=size, min_size=min_size or size,
-                                  line_height=line_height, align=align, fonts=self.fonts)
+        with self._glyphs(runs):
+            layout = textfit.fit_text(runs, w, h, family=family, max_size=size, min_size=min_size or size,
+                                      line_height=line_height, align=align, fonts=self.fonts)
         if layout.overflow:
-            self.warnings.append(
-                f"{self._current}: text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}"
-            )
+            self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}")
         self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
@@ -125,14 +137,15 @@ class CardRenderer:
         runs = [self._runs(item, bold, italic) for item in items]
         indent_em = 1.0 if bullet else 0.0
         for s in textfit._candidate_sizes(size, min_size or size):
-            layouts = [textfit.fit_text(r, w - indent_em * s, h, family=family, max_size=s, min_size=s,
-                                        line_height=line_height, align=align, fonts=self.fonts) for r in runs]
+            with self._glyphs([run for r in runs for run in r]):
+                layouts = [textfit.fit_text(r, w - indent_em * s, h, family=family, max_size=s, min_size=s,
+                                            line_height=line_height, align=align, fonts=self.fonts) for r in runs]
             total = sum(lay.height for lay in layouts) + gap * s * max(len(layouts) - 1, 0)
             if total <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
                 break
         else:
-            self.warnings.append(f"{self._current}: {len(items)} paragraphs do not fit their box even at "
-                                 f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+            self._warn(f"{len(items)} paragraphs do not fit their box even at "
+                       f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
         self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
@@ -156,19 +169,53 @@ class CardRenderer:
         family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
         runs = [self._runs(item, bold, italic) for item in items]
         for s in textfit._candidate_sizes(size, min_size or size):
-            layouts = [textfit.fit_text(r, w, h, family=family, max_size=s, min_size=s, line_height=line_height,
-                                        fonts=self.fonts) for r in runs]
+            with self._glyphs([run for r in runs for run in r]):
+                layouts = [textfit.fit_text(r, w, h, family=family, max_size=s, min_size=s,
+                                            line_height=line_height, fonts=self.fonts) for r in runs]
             heights = [max(min_row, lay.height + 2 * pad) for lay in layouts]
             if sum(heights) <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
                 break
         else:
-            self.warnings.append(f"{self._current}: {len(items)} rows do not fit their {h:g} mm even at {s:g} mm")
+            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm")
         return {"size": s, "heights": heights, "height": sum(heights)}
 
     def effect_runs(self, effect) -> list:
         return cardtext.effect_runs(self.snapshot, effect)
 
     # --- internals ---------------------------------------------------------------------------
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(f"{self._current}: {message}")
+        self.findings.append(Finding("warning", "text-overflow", f"{self._current}: {message}", self._loc,
+                                     self._card.id if self._card else None))
+
+    @contextlib.contextmanager
+    def _glyphs(self, runs: list):
+        """A character the fonts lack: name the card, where its data writes it, and the font."""
+        try:
+            yield
+        except MissingGlyphError as exc:
+            code = re.search(r"U\+([0-9A-F]{4,6})", exc.message)
+            loc = self._text_loc(chr(int(code.group(1), 16))) if code else self._loc
+            raise BuildError(f"{self._current}: {exc.message} in {_preview(runs)!r} "
+                             "(use a character the project fonts have, or add a font that has it)", loc) from None
+
+    def _text_loc(self, char: str) -> Loc | None:
+        """The data location of the text holding `char`: a card field, an effect, or a sentence."""
+        card = self._card
+        if card is None:
+            return self._loc
+        for key in ("name", "flavour", *card.fields):
+            value = card.name if key == "name" else card.flavour if key == "flavour" else card.fields.get(key)
+            if isinstance(value, str) and char in value:
+                return card.loc_of(key)
+        for effect in card.effects:
+            kind = self.game.effect_kinds.get(effect.do)
+            if kind is not None and char in kind.text:
+                return self.game.source.loc("effects", effect.do, "text")
+            if any(char in str(v) for v in effect.params.values()):
+                return effect.loc
+        return card.loc
 
     def _note_size(self, used: float, normal: float) -> None:
         """Remember text that had to shrink: the build reports it per language (Italian runs
@@ -227,13 +274,44 @@ class CardRenderer:
         try:
             body = self.env.get_template(template).render(**context)
         except TemplateError as exc:
-            where = getattr(exc, "filename", None) or template
-            line = getattr(exc, "lineno", None)
-            raise BuildError(f"template {Path(where).name}{':' + str(line) if line else ''} "
-                             f"failed for {self._current}: {exc}", loc) from None
-        except (KeyError, AttributeError, TypeError, ValueError) as exc:
-            raise BuildError(f"template {template} failed for {self._current}: {exc}", loc) from None
-        return _wrap_svg(body, context["w"], context["h"], context["bleed"])
+            raise BuildError(f"{template_place(exc, template)} failed for {self._current}: "
+                             f"{type(exc).__name__ if not str(exc) else exc}", loc) from None
+        except CardgenError:
+            raise
+        except (KeyError, AttributeError, TypeError, ValueError, ArithmeticError, IndexError) as exc:
+            raise BuildError(f"{template_place(exc, template)} failed for {self._current}: "
+                             f"{type(exc).__name__}: {exc}", loc) from None
+        svg = _wrap_svg(body, context["w"], context["h"], context["bleed"])
+        _check_svg(svg, self.project.root, f"{self._current} (template {template})", loc)
+        return svg
+
+
+def template_place(exc: BaseException, template: str) -> str:
+    """`template card.svg.j2:12`: the template file and line an error happened at, if known."""
+    name, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+    if line is None:  # a runtime error: find the template frame in the traceback
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename.endswith(".j2") or code.co_filename == "<template>":
+                name, line = code.co_filename, tb.tb_lineno  # jinja maps these to the template's lines
+            tb = tb.tb_next
+    where = f"template {Path(name).name if name and name != '<template>' else template}"
+    return f"{where}:{line}" if line else where
+
+
+def _check_svg(svg: str, project_root: Path, what: str, loc: Loc) -> None:
+    """The card must be well-formed XML (cairo would fail later, in a worker, without the card's
+    name) and may refer only to its own ids, inline data and files of the project."""
+    from xml.etree import ElementTree
+
+    try:
+        ElementTree.fromstring(svg)
+    except ElementTree.ParseError as exc:
+        line, column = exc.position
+        raise BuildError(f"{what} is not well-formed SVG: {exc} (line {line}, column {column + 1} of the "
+                         "rendered card)", loc) from None
+    contain.check_card_refs(svg, project_root, what, loc)
 
 
 def _text_group(body: str) -> str:

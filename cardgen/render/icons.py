@@ -1,5 +1,8 @@
 """Icons from the project's icons/ folder, inlined into SVG and tinted.
 
+Every icon is read through `contain.read_icon`: a name leading outside icons/ (after links)
+or a file that is not plain SVG is an error naming it, never pasted into a card.
+
 One drawing of an icon serves the cards and the rulebook, so a symbol looks the same in both:
 `currentColor` becomes the tint, and the icon's ids get a suffix per icon and tint, so two
 icons (or one icon in two colours) on the same card never share a gradient or clip path.
@@ -7,18 +10,15 @@ icons (or one icon in two colours) on the same card never share a gradient or cl
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from pathlib import Path
 
 from markupsafe import Markup
 
-from ..errors import BuildError
+from .. import contain
 from ..units import svg_number as _fmt
 
-VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
-SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
 ID_RE = re.compile(r'id="([^"]+)"')
 
 
@@ -31,7 +31,7 @@ def inline_icon(icons_dir: Path, name: str | None, x: float, y: float, size: flo
     """
     if not name:
         return Markup("")
-    viewbox, body = _icon_source(icons_dir, name)
+    viewbox, body = contain.read_icon(icons_dir, name)  # inside icons/ after links, and really SVG
     tint = colour or "#1f1a17"
     suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
     body = body.replace("currentColor", tint)
@@ -46,21 +46,3 @@ def inline_icon(icons_dir: Path, name: str | None, x: float, y: float, size: flo
         f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
         f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
     )
-
-
-@functools.lru_cache(maxsize=512)
-def _icon_source_cached(path: str, mtime_ns: int) -> tuple[str, str]:
-    text = Path(path).read_text(encoding="utf-8")
-    m = VIEWBOX_RE.search(text)
-    viewbox = m.group(1) if m else "0 0 100 100"
-    open_tag = SVG_OPEN_RE.search(text)
-    start = open_tag.end() if open_tag else 0
-    end = text.rfind("</svg>")
-    return viewbox, text[start:end].strip()
-
-
-def _icon_source(icons_dir: Path, name: str) -> tuple[str, str]:
-    path = icons_dir / f"{name}.svg"
-    if not path.is_file():
-        raise BuildError(f"icon '{name}' not found (expected {path})")
-    return _icon_source_cached(str(path), path.stat().st_mtime_ns)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -20,7 +22,8 @@ from .. import cache as cache_mod
 from ..atomic import write_text
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
-from ..errors import RasterError
+from ..errors import CardgenError, RasterError
+from ..outputs import remove_stale
 from . import fonts
 from .workers import Workers
 
@@ -116,11 +119,11 @@ class Rasteriser:
                 png_path = png_dir / f"{key}.png"
                 wanted_png.add(png_path.name)
                 cache_mod.place(ff.png, png_path)
-        for folder, wanted in ((svg_dir, wanted_svg), (png_dir, wanted_png)):
-            if folder.is_dir():
-                for stale in folder.iterdir():
-                    if stale.is_file() and stale.name not in wanted:
-                        stale.unlink()
+        # only files an earlier build wrote and recorded go: a user's own files stay, and so do
+        # the PNGs of a `--no-png` build (it did not touch png/ at all)
+        remove_stale(svg_dir, wanted_svg)
+        if self.options.png:
+            remove_stale(png_dir, wanted_png)
 
 
 def rasterise_jobs(
@@ -149,7 +152,7 @@ def rasterise_jobs(
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=fonts.use_project_fonts,
+        initializer=_worker_init,
         initargs=(fonts_dir, cache_dir),
     ) as pool:
         pending: dict[Future, RasterJob] = {pool.submit(_run, job): job for job in jobs}
@@ -160,6 +163,13 @@ def rasterise_jobs(
             raise
 
 
+def _worker_init(fonts_dir: Path, cache_dir: Path | None) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and prints one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fonts.use_project_fonts(fonts_dir, cache_dir)
+
+
 def _collect(pending: dict[Future, RasterJob], on_done: Callable[[RasterJob], None] | None):
     """Wait for futures as they complete; report each, raise on the first failure."""
     while pending:
@@ -167,8 +177,11 @@ def _collect(pending: dict[Future, RasterJob], on_done: Callable[[RasterJob], No
         for future in done:
             job = pending.pop(future)
             error = future.exception()
+            if isinstance(error, BrokenProcessPool):
+                raise RasterError(f"{job.key or 'a render job'}: a render process ended abruptly (out of memory, "
+                                  "or killed); run again with --jobs 1 to see the card's own error") from None
             if error is not None:
-                raise _job_error(job, error) from error
+                raise _job_error(job, error) from None
             if on_done:
                 on_done(job)
 
@@ -176,19 +189,28 @@ def _collect(pending: dict[Future, RasterJob], on_done: Callable[[RasterJob], No
 def _run_reporting(job: RasterJob) -> None:
     try:
         _run(job)
-    except Exception as error:
-        raise _job_error(job, error) from error
+    except RasterError as error:
+        raise _job_error(job, error) from None
 
 
 def _job_error(job: RasterJob, error: BaseException) -> RasterError:
-    return RasterError(f"render job {job.key!r} failed: {type(error).__name__}: {error}")
+    """The one line the user sees, the same whether the job ran here or in a worker."""
+    if isinstance(error, CardgenError):
+        return RasterError(f"rendering {job.key or 'a card'} failed: {error}")
+    return RasterError(f"rendering {job.key or 'a card'} failed: {type(error).__name__}: {error}")
 
 
 def _run(job: RasterJob) -> None:
-    """Top-level (picklable) worker entry point."""
+    """Top-level (picklable) worker entry point. Any failure comes back as a plain RasterError
+    (always picklable), never as an exception object the main process cannot rebuild."""
     from .svgconvert import svg_to_pdf, svg_to_png
 
-    if job.pdf is not None:
-        svg_to_pdf(job.svg, job.pdf)
-    if job.png is not None:
-        svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
+    try:
+        if job.pdf is not None:
+            svg_to_pdf(job.svg, job.pdf)
+        if job.png is not None:
+            svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
+    except CardgenError as exc:
+        raise RasterError(str(exc)) from None
+    except Exception as exc:
+        raise RasterError(f"{type(exc).__name__}: {exc}") from None

@@ -6,26 +6,33 @@ diff page). Undefined names fail
 loudly (a typo in a template must not print an empty card), everything is auto-escaped, and
 compiled templates are kept in build/.cache/jinja: compiling is most of a no-op rebuild's
 template time.
+
+Templates are data, not code: they run in Jinja's sandbox (a template reads data and calls the
+helpers it is given, but cannot reach Python internals such as `''.__class__.__mro__`), and the
+loader refuses a template file that leads, after symbolic links, outside those folders. A
+game's code belongs in its plug-in (card_data/<game>/plugin.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import FileSystemBytecodeCache, StrictUndefined, select_autoescape
+from jinja2.sandbox import SandboxedEnvironment
 
 from ..builtin import TEMPLATES_DIR
+from ..contain import ContainedLoader
 from ..data.project import Project
 
 
 def template_environment(project: Project, game_id: str | None = None, *, fallback: tuple[Path, ...] = (),
-                         keep_trailing_newline: bool = False) -> Environment:
+                         keep_trailing_newline: bool = False) -> SandboxedEnvironment:
     """An environment loading from templates/<game_id>/ (when given), templates/common/, the
     built-in templates, `fallback`."""
     folders = [project.templates_dir / game_id] if game_id else []
     folders += [project.templates_dir / "common", TEMPLATES_DIR, *fallback]
-    env = Environment(
-        loader=FileSystemLoader([str(folder) for folder in folders]),
+    env = SandboxedEnvironment(
+        loader=ContainedLoader(folders, roots=[project.templates_dir, TEMPLATES_DIR, *fallback]),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -39,6 +46,8 @@ def template_environment(project: Project, game_id: str | None = None, *, fallba
 
 
 def _bytecode_cache(project: Project) -> FileSystemBytecodeCache:
-    folder = project.cache_dir / "jinja"
+    # its own folder: code compiled for an unsandboxed environment (an older cardgen) must
+    # never be loaded here, as it would call functions without the sandbox's checks
+    folder = project.cache_dir / "jinja-sandboxed"
     folder.mkdir(parents=True, exist_ok=True)
     return FileSystemBytecodeCache(str(folder))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
@@ -49,7 +50,7 @@ class Workers:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                initializer=fonts.use_project_fonts, initargs=(self.fonts_dir, self.font_cache))
+                initializer=_init_worker, initargs=(self.fonts_dir, self.font_cache))
         return self._pool.submit(fn, *args)
 
     def close(self, cancel: bool = False) -> None:
@@ -80,3 +81,10 @@ class Later:
     def cancel(self) -> bool:
         self._call = None
         return True
+
+
+def _init_worker(fonts_dir: Path, font_cache: Path | None) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them and prints one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fonts.use_project_fonts(fonts_dir, font_cache)

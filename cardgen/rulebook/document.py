@@ -23,11 +23,12 @@ from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
 from markupsafe import Markup, escape
 
 from ..buildtypes import FaceFiles, Paper, RenderedSet
-from ..builtin import BUILTIN_DIR, TEMPLATES_DIR
+from ..builtin import BUILTIN_DIR, FONTS_DIR, ICONS_DIR, TEMPLATES_DIR
+from ..contain import inside
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.translator import translator_of
-from ..errors import BuildError, Loc
+from ..errors import BuildError, CardgenError, Loc
 from ..render.fonts import FontSet
 from ..render.templating import template_environment
 from .cardpdf import card_pdfs, faces_dir, place_cards
@@ -72,7 +73,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     """`extra`: more values for the template (the designer's notes get findings and questions)."""
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(faces_dir(project))
-    env = template_environment(project, snapshot.game.id)
+    env = template_environment(project, snapshot.game.id)  # sandboxed, and never leaves the template folders
     translator_of(snapshot).install(env)
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
@@ -96,6 +97,8 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
                          _where(exc.__traceback__, project, path)) from None
     except RulebookError as exc:
         raise BuildError(f"rulebook {exc.message}", _where(exc.__traceback__, project, path)) from None
+    except CardgenError as exc:  # an icon or a path a helper refused
+        raise BuildError(f"rulebook: {exc.message}", exc.loc or _where(exc.__traceback__, project, path)) from None
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
                          _where(exc.__traceback__, project, path)) from None
@@ -119,11 +122,15 @@ def fill_contents(text: str) -> str:
 
 
 def _template_url(project: Project, name: str) -> Markup:
-    """file: URL of a file in templates/ (a stylesheet), checked to exist; `common/...` falls
-    back to cardgen's built-in common templates, like the templates themselves."""
-    path = project.templates_dir / name
-    if not path.is_file() and name.startswith("common/"):
-        path = TEMPLATES_DIR / name.removeprefix("common/")
+    """file: URL of a file in templates/ (a stylesheet), checked to exist and to lie inside
+    templates/ after resolving links; `common/...` falls back to cardgen's built-in common
+    templates, like the templates themselves."""
+    try:
+        path = inside(project.templates_dir, name, "template_url")
+        if not path.is_file() and name.startswith("common/"):
+            path = inside(TEMPLATES_DIR, name.removeprefix("common/"), "template_url")
+    except BuildError as exc:
+        raise RulebookError(exc.message) from None
     if not path.is_file():
         raise RulebookError(f"names {name}, which is not in {project.templates_dir}")
     return Markup(path.as_uri())
@@ -151,7 +158,10 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
 
     from .fetch import ProjectFetcher, RefusedURL
 
-    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR], faces_dir(project))
+    # cardgen's built-ins by each folder: in a source checkout they are links, which the
+    # fetcher resolves before comparing
+    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR, FONTS_DIR,
+                              TEMPLATES_DIR, ICONS_DIR], faces_dir(project))
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:

@@ -32,15 +32,15 @@ class RefusedURL(FatalURLFetchingError):
 class ProjectFetcher(URLFetcher):
     """Serves `file:` URLs below the allowed folders and `data:` URLs; refuses the rest.
 
-    Paths are compared after normalising `..` but without resolving symbolic links: a link
-    the user placed inside the project is theirs to make, while `../../etc` is not.
+    Paths are compared after resolving `..` and symbolic links, like every other stage (see
+    cardgen.contain): a link in templates/ that leads to /etc is refused like `../../etc`.
     """
 
     def __init__(self, allowed: list[Path], faces: Path | None = None):
         super().__init__(fail_on_errors=True)
-        self.allowed = [Path(os.path.normpath(os.path.abspath(p))) for p in allowed]
+        self.allowed = [Path(os.path.realpath(os.path.abspath(p))) for p in allowed]
         # face SVGs there are served as placeholders, swapped for the card PDFs afterwards (cardpdf.py)
-        self.faces = Path(os.path.normpath(os.path.abspath(faces))) if faces is not None else None
+        self.faces = Path(os.path.realpath(os.path.abspath(faces))) if faces is not None else None
         self.placeholders: list[str] = []  # the digests of the faces served so, in order
 
     def fetch(self, url: str, headers=None) -> URLFetcherResponse:
@@ -50,7 +50,7 @@ class ProjectFetcher(URLFetcher):
         if scheme != "file":
             raise RefusedURL(url, "remote and non-file URLs are never fetched; "
                                   "put the file in the project and refer to it by a relative path")
-        path = Path(os.path.normpath(unquote(urlsplit(url).path)))
+        path = Path(os.path.realpath(unquote(urlsplit(url).path)))
         if not any(path == root or root in path.parents for root in self.allowed):
             raise RefusedURL(url, f"outside the project (allowed: {', '.join(map(str, self.allowed))})")
         if not path.is_file():

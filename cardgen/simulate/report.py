@@ -19,7 +19,7 @@ from .text import ci as ci_text
 from .text import pct, summary_rows
 
 COLOURS = ["#a8322d", "#2e6fa8", "#2e7d73", "#b8862b", "#7d3fb0", "#6b6b6b"]
-MARKER = "cardgen simulate"  # in every file written here: only such files are ever overwritten
+MARKER = "cardgen simulate"  # names the writer in every file written here (which files are cardgen's: see outputs)
 
 
 def _figure(width: float, height: float):
@@ -146,21 +146,6 @@ def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path) -> list[
     tag = "-".join(versions)
     names = [f"length-{tag}", f"seats-{tag}", *(f"cards-{v}" for v in versions), f"mine-{tag}"]
     return [Path(folder) / f"simulate-{name}.png" for name in names]
-
-
-def check_target(project_root: Path, source_paths: list[Path], target: Path) -> None:
-    """Refuse to write into the project's sources, or over a file cardgen simulate did not write."""
-    from ..errors import InputError, display_path
-
-    path = Path(target).resolve()
-    for folder in [*source_paths, project_root / "tests", project_root / "cardgen"]:
-        folder = folder.resolve()
-        if path == folder or folder in path.parents:
-            raise InputError(f"refusing to write {display_path(path)}: {display_path(folder)} holds your sources")
-    if path.is_dir():
-        raise InputError(f"refusing to write {display_path(path)}: it is a folder")
-    if path.exists() and MARKER.encode() not in path.read_bytes()[:4096]:
-        raise InputError(f"refusing to overwrite {display_path(path)}: cardgen simulate did not write it")
 
 
 def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> list[Path]:

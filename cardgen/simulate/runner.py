@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import contain
 from ..data.plugin import load_plugin
 from ..data.project import load_project
 from ..data.snapshot import Snapshot
@@ -89,7 +90,9 @@ def simulation_for(exp: Experiment):
     if key not in _SIMULATIONS:
         snapshot = snapshot_for(exp)
         name = snapshot.game.file.plugin
-        module = load_plugin(snapshot.game.dir / name) if name else None
+        # a plug-in is code: only from the game's own folder (validate says the same, earlier)
+        path = contain.inside(snapshot.game.dir, name, "plug-in", snapshot.game.source.loc("plugin")) if name else None
+        module = load_plugin(path) if path is not None else None
         hook: Callable | None = getattr(module, "simulation", None)
         if hook is None:
             raise SimulationError(f"game '{snapshot.game.id}' has no simulation: its plug-in "

@@ -1,0 +1,406 @@
+"""Output folders: the one safe way for a command to write files.
+
+Every command that writes output opens its folder with `open_output`; a single named file
+(`diff --out`, `simulate --report`, `table export --to`) goes through `open_output_file`, and
+the commands whose job is to write the designer's own files (`i18n extract|update`) through
+`open_data_folder`. While an output folder is open:
+
+- it is not a project source, whatever the spelling (relative, absolute, `..`, a symbolic link):
+  the path is compared after resolving links (`refuse_sources`);
+- one command at a time writes it: a lock file (`.cardgen-lock`) is held, and a second command
+  stops at once with one clear line instead of racing for the same files;
+- every file written through `cardgen.atomic` below it is recorded, with its hash, in the
+  folder's manifest (`.cardgen-outputs`). A file cardgen did not record is never
+  overwritten (unless it already holds the same bytes) and never deleted: `remove_stale`
+  deletes only recorded files whose content is still what cardgen wrote;
+- an OS error (a read-only folder, a full disk) ends the command with one line naming the path.
+
+A single file is often written into a folder of the user's (the project root, the desktop), so
+nothing is left beside it: the same checks hold (never a source, never a file cardgen did not
+write unless --force where a command offers it), the write is atomic, and the record of what
+cardgen wrote, with its lock, lives in the project's build folder (`build/.cardgen-files`).
+
+    from cardgen.outputs import open_output, remove_stale
+    with open_output(project, out_dir, "export foo") as out:
+        atomic.write_bytes(out.root / "x.png", data)      # checked and recorded
+        remove_stale(out.root, keep={"x.png"})           # deletes only cardgen's old files
+
+Writers never need the returned object: `cardgen.atomic` finds the open folder itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from .builtin import BUILTIN_DIR
+from .errors import BuildError, InputError, display_path
+
+MANIFEST = ".cardgen-outputs"  # JSON, but no .json suffix: Tabletop Simulator lists every *.json
+LOCK = ".cardgen-lock"
+FILES_RECORD = ".cardgen-files"  # in build/: the single files cardgen wrote anywhere (see open_output_file)
+FILES_LOCK = ".cardgen-files.lock"
+DATA_LOCK = ".cardgen-data.lock"  # in build/: `i18n` writing a game's catalogs
+LEGACY_MANIFEST = ".cardgen-build.json"  # builds before the outputs manifest: adopt their files
+_SKIP = {MANIFEST, LOCK, FILES_RECORD, FILES_LOCK, DATA_LOCK}
+
+_open: contextvars.ContextVar[tuple[OutputFolder, ...]] = contextvars.ContextVar("cardgen_outputs", default=())
+
+
+class OutputFolder:
+    """An output folder while a command holds it: what cardgen wrote there, by relative path."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.manifest = root / MANIFEST
+        self.files: dict[str, str] = self._read()
+        # a folder an older cardgen built (it has the old build record): its files are cardgen's
+        self.adopt = not self.manifest.exists() and (root / LEGACY_MANIFEST).is_file()
+
+    def _read(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.manifest.read_text(encoding="utf-8"))
+            files = data.get("files", {}) if isinstance(data, dict) else {}
+            return {str(k): str(v) for k, v in files.items()}
+        except (OSError, ValueError):
+            return {}
+
+    def relative(self, path: Path) -> str | None:
+        """`path` relative to this folder (after resolving links), or None if it lies outside."""
+        try:
+            return _resolve(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    def claim(self, path: Path) -> None:
+        """Before a write: refuse to replace a file cardgen did not write."""
+        rel = self.relative(path)
+        if rel is None or rel in self.files or self.adopt or not os.path.lexists(path):
+            return
+        raise BuildError(f"{display_path(path)} exists and was not written by cardgen; refusing to "
+                         "replace it (move it away, or choose another output folder)")
+
+    def record(self, path: Path, digest: str | None = None) -> None:
+        rel = self.relative(path)
+        if rel is not None and rel not in _SKIP:
+            self.files[rel] = digest or _file_digest(path)
+
+    def owns(self, path: Path) -> bool:
+        """Was `path` written by cardgen, and does it still hold what cardgen wrote?"""
+        rel = self.relative(path)
+        if rel is None or rel not in self.files or not path.is_file() or path.is_symlink():
+            return False
+        return _file_digest(path) == self.files[rel]
+
+    def forget(self, path: Path) -> None:
+        rel = self.relative(path)
+        if rel is not None:
+            self.files.pop(rel, None)
+
+    def save(self) -> None:
+        present = {k: v for k, v in sorted(self.files.items()) if (self.root / k).is_file()}
+        _write_json(self.manifest, {"written_by": "cardgen", "files": present})
+
+
+# --- where writing is allowed ------------------------------------------------------------------
+
+
+def _resolve(path: Path) -> Path:
+    return Path(os.path.realpath(os.path.abspath(path)))
+
+
+def source_paths(project) -> list[Path]:
+    """What the designer wrote (resolved): never written into or over. Besides the project's
+    sources: its git folder, the folders cardgen.yml lists as `protected`, and cardgen's own
+    installed files (its code, fonts and templates)."""
+    extra = [project.root / ".git", *(project.root / name for name in project.config.protected)]
+    return [_resolve(p) for p in [*project.source_paths, *extra, BUILTIN_DIR.parent]]
+
+
+def refuse_sources(project, path: Path, what: str = "write") -> Path:
+    """`path` resolved, or InputError if it is the project folder itself or inside a source."""
+    target = _resolve(path)
+    if project is None:
+        return target
+    if target == _resolve(project.root):
+        raise InputError(f"refusing to {what} into the project folder itself ({display_path(target)}); "
+                         "use build/ or a new folder")
+    for source in source_paths(project):
+        if target == source or source in target.parents:
+            raise InputError(f"refusing to {what} {display_path(path)}: it is (or is inside) "
+                             f"{display_path(source)}, which holds your sources")
+    return target
+
+
+# --- opening a folder --------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def open_output(project, folder: Path, command: str = "cardgen") -> Iterator[OutputFolder]:
+    """Hold `folder` for writing: checked against the sources, locked, its writes recorded.
+
+    `project` may be None for a folder outside any project. The manifest is saved whether the
+    block succeeds or fails, so files already written stay known as cardgen's.
+    """
+    root = refuse_sources(project, folder)
+    with os_errors():
+        root.mkdir(parents=True, exist_ok=True)
+        if not root.is_dir():
+            raise InputError(f"{display_path(folder)} is not a folder")
+    with _lock(root, command):
+        out = OutputFolder(root)
+        token = _open.set(_open.get() + (out,))
+        try:
+            with os_errors():
+                yield out
+        except BaseException:
+            _open.reset(token)
+            with contextlib.suppress(Exception):  # the first error is the one to show
+                out.save()
+            raise
+        _open.reset(token)
+        with os_errors():
+            out.save()
+
+
+# --- one named file (`diff --out notes.md`, `simulate --report r.html`, `table export --to x.csv`)
+#
+# A single file is often written into a folder of the user's (the project root, the desktop):
+# nothing is left beside it. What cardgen wrote is recorded in the project's build folder
+# instead (FILES_RECORD: resolved path -> hash), under a lock of its own there; the write
+# itself is atomic, so two commands writing the same file never leave a mixed one.
+
+
+def check_output_file(project, path: Path, *, new_in_data: bool = False, force_option: str | None = None,
+                      force: bool = False) -> Path:
+    """`path` resolved, or an InputError: it is a source (or inside one), a folder, or an
+    existing file cardgen did not write (recorded, and unchanged since).
+
+    new_in_data: a new file may be created in the project's versions/ or card_data/ (a table a
+    version will read), but an existing file there is never replaced. force: the user passed
+    `force_option`, so an existing file that is not a source may be replaced.
+    """
+    target = _resolve(path)
+    if target.is_dir():
+        raise InputError(f"{display_path(path)} is a folder; expected a file name")
+    exists = os.path.lexists(path)
+    data = [] if project is None else [_resolve(project.versions_dir), _resolve(project.card_data)]
+    if new_in_data and any(folder in target.parents for folder in data):
+        if exists:
+            raise InputError(f"{display_path(path)} is a project source; cardgen never overwrites one "
+                             "(write a new file, then point the version at it)")
+        return target
+    refuse_sources(project, path, "write")
+    if exists and not force and not _recorded(project, target):
+        hint = f"pass {force_option} to replace it" if force_option else "move it away, or choose another file name"
+        raise InputError(f"{display_path(path)} exists and was not written by cardgen; {hint}")
+    return target
+
+
+@contextlib.contextmanager
+def open_output_file(project, path: Path, command: str = "cardgen", *, new_in_data: bool = False,
+                     force_option: str | None = None, force: bool = False) -> Iterator[Path]:
+    """Check `path` (see check_output_file) under the record's lock, yield it for one atomic
+    write (cardgen.atomic), then record what was written. Nothing is left beside the file."""
+    record = _record_path(project)
+    with contextlib.ExitStack() as stack:
+        if record is not None:
+            with os_errors():
+                record.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_lock(record.parent, command, FILES_LOCK))
+        target = check_output_file(project, path, new_in_data=new_in_data, force_option=force_option, force=force)
+        with os_errors():
+            yield Path(path)
+        if record is not None and target.is_file():
+            with os_errors():
+                files = _read_record(record)
+                files[str(target)] = _file_digest(target)
+                _write_json(record, {"written_by": "cardgen", "files": dict(sorted(files.items()))})
+
+
+def check_output_folder(project, folder: Path, paths) -> Path:
+    """Before the work starts: `folder` is no source, and none of `paths` (the files a command
+    will write there) is an existing file cardgen did not write. Returns the folder resolved."""
+    root = refuse_sources(project, folder, "write into")
+    out = OutputFolder(root) if root.is_dir() else None
+    for path in paths:
+        rel = out.relative(Path(path)) if out is not None else None
+        if os.path.lexists(path) and not (out is not None and (out.adopt or rel in out.files)):
+            raise InputError(f"{display_path(Path(path))} exists and was not written by cardgen; refusing to "
+                             "replace it (move it away, or choose another folder)")
+    return root
+
+
+@contextlib.contextmanager
+def open_data_folder(project, folder: Path, within: Path, command: str) -> Iterator[Callable[[Path], Path]]:
+    """For a command whose job is to write the designer's own files (`i18n extract|update`
+    write a game's PO catalogs): every file it writes must lie inside `within` after resolving
+    links (a `locale` link leading elsewhere is refused: call the yielded check on each path),
+    one such command runs at a time (its lock is kept in build/, not among the sources), and an
+    OS error is one line."""
+    def check(path: Path) -> Path:
+        target = _resolve(path)
+        if _resolve(within) not in target.parents:
+            raise InputError(f"{display_path(path)} leads outside {display_path(within)}/ (to {target}); "
+                             "cardgen writes a game's files only inside its folder")
+        return path
+
+    check(folder / "x")
+    record = _record_path(project)
+    with contextlib.ExitStack() as stack:
+        if record is not None:
+            with os_errors():
+                record.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_lock(record.parent, command, DATA_LOCK))
+        with os_errors():
+            yield check
+
+
+def _record_path(project) -> Path | None:
+    return None if project is None else Path(project.build_dir) / FILES_RECORD
+
+
+def _recorded(project, target: Path) -> bool:
+    """Did cardgen write `target` (as a single file), and does it still hold what it wrote?"""
+    record = _record_path(project)
+    if record is None or not target.is_file() or target.is_symlink():
+        return False
+    digest = _read_record(record).get(str(target))
+    return digest is not None and digest == _file_digest(target)
+
+
+def _read_record(record: Path) -> dict[str, str]:
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        files = data.get("files", {}) if isinstance(data, dict) else {}
+        return {str(k): str(v) for k, v in files.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def folder_for(path: Path) -> OutputFolder | None:
+    """The innermost open output folder holding `path` (None: not inside one)."""
+    best = None
+    for out in _open.get():
+        if out.relative(path) is not None and (best is None or best.root in out.root.parents):
+            best = out
+    return best
+
+
+def remove_stale(folder: Path, keep: Iterable[str], owned=None) -> list[Path]:
+    """Delete the files in `folder` that cardgen wrote earlier and did not keep this run.
+
+    Only files recorded in the open output folder's manifest, still holding what cardgen
+    wrote, are deleted (and optionally only names `owned(name)` accepts); anything else in
+    the folder (the user's files, files edited since) is left alone. Returns what was deleted.
+    """
+    keep = set(keep)
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    for path in sorted(folder.iterdir()):
+        if path.name in keep or path.name in _SKIP or not path.is_file():
+            continue
+        if owned is not None and not owned(path.name):
+            continue
+        out = folder_for(path)
+        if out is not None and out.owns(path):
+            with os_errors():
+                path.unlink()
+            out.forget(path)
+            removed.append(path)
+    return removed
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def os_errors() -> Iterator[None]:
+    """Turn an OS error while writing (read-only folder, disk full) into one line naming the path."""
+    try:
+        yield
+    except OSError as exc:
+        if isinstance(exc, (BlockingIOError, InterruptedError)):
+            raise
+        raise BuildError(os_error_message(exc)) from None
+
+
+def os_error_message(exc: OSError) -> str:
+    where = exc.filename
+    reason = exc.strerror or type(exc).__name__
+    if where is None:
+        return f"cannot write output: {reason}"
+    return f"cannot write {display_path(Path(str(where)))}: {reason}"
+
+
+@contextlib.contextmanager
+def _lock(root: Path, command: str, name: str = LOCK) -> Iterator[None]:
+    """An exclusive lock on root/<name>, released when the process ends however it ends."""
+    path = root / name
+    with os_errors():
+        handle = open(path, "a+", encoding="utf-8")
+    try:
+        if not _try_lock(handle):
+            handle.seek(0)
+            holder = handle.read().strip() or "another cardgen command"
+            raise BuildError(f"{display_path(root)} is being written by {holder}; wait until it "
+                             "finishes (one cardgen command at a time per output folder)")
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"`cardgen {command}` (process {os.getpid()})\n")
+        handle.flush()
+        yield
+    finally:
+        handle.close()  # closing releases the lock
+
+
+def _try_lock(handle) -> bool:
+    if sys.platform == "win32":
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    import fcntl
+
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write a record atomically (by hand: cardgen.atomic records writes here, so it cannot be
+    used to write the record itself)."""
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def bytes_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,63 @@
+"""What `validate` and `build` both check: the data (cardgen.data.validate) and then the render
+stage, every card and back rendered to SVG without rasterising (cheap), so a clean `validate`
+means a build that works: a template reading a field a card lacks, an icon that is missing or
+not SVG, a path leading out of the project or a character the fonts lack is found by both.
+"""
+
+from __future__ import annotations
+
+from ..buildtypes import RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from ..data.validate import Report, _order
+from ..data.validate import validate as validate_data
+from ..errors import CardgenError, Finding
+from .cards import CardRenderer
+
+
+def check(project: Project, snapshot: Snapshot, render: bool = True) -> tuple[list[Finding], RenderedSet | None]:
+    """(findings, rendered faces or None). The faces are returned so that `build` goes on with
+    them instead of rendering again; None when the data has errors or a card failed."""
+    findings = validate_data(project, snapshot)
+    if not render or any(f.severity == "error" for f in findings):
+        return findings, None  # the renderer assumes the data checks passed
+    report = Report()
+    rendered = render_checks(project, snapshot, report)
+    return sorted(findings + report.findings, key=_order), rendered
+
+
+def render_stage(project: Project, snapshot: Snapshot) -> tuple[list[Finding], RenderedSet | None]:
+    """Only the render checks (for a caller that timed the data checks on their own)."""
+    report = Report()
+    rendered = render_checks(project, snapshot, report)
+    return report.findings, rendered
+
+
+def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
+    """Every finding `build` would stop or warn on before rasterising."""
+    return check(project, snapshot)[0]
+
+
+def render_checks(project: Project, snapshot: Snapshot, report: Report) -> RenderedSet | None:
+    """Render every card and back to SVG as the build does; each failure is one finding naming
+    the card and the place (template line, data line)."""
+    renderer = CardRenderer(project, snapshot)
+    rendered = RenderedSet()
+    failed = False
+    for card in snapshot.cards:
+        try:
+            rendered.faces[card.id] = renderer.render_card(card)
+        except CardgenError as exc:
+            report.error("render", exc.message, card=card.id, loc=exc.loc or card.loc)
+            failed = True
+    for deck_id, deck in snapshot.game.decks.items():
+        if deck.back and snapshot.cards_in_deck(deck_id):
+            try:
+                rendered.backs[deck_id] = renderer.render_back(deck_id)
+            except CardgenError as exc:
+                report.error("render", exc.message, loc=exc.loc or snapshot.game.source.loc("decks", deck_id))
+                failed = True
+    report.findings += renderer.findings
+    rendered.warnings = list(renderer.warnings)
+    rendered.shrunk = dict(renderer.shrunk)
+    return None if failed else rendered

@@ -1,0 +1,296 @@
+"""Issue 10: validate says what build will say; silent acceptance of wrong data; docs a newcomer
+follows; and property-based tests: any input to the YAML loader and the data model ends in exit
+0, 1 or 2, never an internal error."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cardgen.data import model, yamlsource
+from cardgen.errors import CardgenError
+
+V1 = "versions/kings-blade/1.yml"
+V3 = "versions/kings-blade/3.yml"
+GAME = "card_data/kings-blade/game.yml"
+
+
+def edit(project: Path, rel: str, old: str, new: str) -> None:
+    path = project / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def validate_json(cli, project: Path, *args: str):
+    result = cli("validate", "--format", "json", *args, cwd=project)
+    assert "Traceback" not in result.err and "internal error" not in result.err, result.err
+    return result.code, json.loads(result.out) if result.out.strip().startswith("{") else result.err
+
+
+# --- 4. validate runs the build's render checks -----------------------------------------------
+
+
+def test_new_game_with_an_optional_field_left_out(cli, project_copy):
+    """The `cardgen new` skeleton reads an optional field; a card without it must build, and a
+    template that reads it carelessly must fail in validate exactly as in build."""
+    assert cli("new", "Dragon Race", cwd=project_copy).code == 0
+    version = project_copy / "versions/dragon-race/1.yml"
+    text = version.read_text()
+    assert ", text: Draw a card." in text
+    version.write_text(text.replace(", text: Draw a card.", ""))  # the first card has no text
+    code, report = validate_json(cli, project_copy, "--game", "dragon-race")
+    assert code == 0 and report["errors"] == 0, report
+
+    card = project_copy / "templates/dragon-race/card.svg.j2"
+    card.write_text(card.read_text().replace('{% if card.fields.get("text") %}', "{% if card.fields.text %}"))
+    code, report = validate_json(cli, project_copy, "--game", "dragon-race")
+    assert code == 1
+    [finding] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert finding["code"] == "render" and finding["card"]
+    assert re.match(r"template card\.svg\.j2:12 failed for card '[a-z-]+': .*'dict object' has no attribute 'text'",
+                    finding["message"]), finding
+    build = cli("build", "--game", "dragon-race", cwd=project_copy)
+    assert build.code == 1 and finding["message"] in build.err and "Traceback" not in build.err
+
+
+def test_validate_reports_a_missing_sentence_icon(cli, project_copy):
+    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}',
+         "text: \"+{{ amount }} {{ icon('kings-blade/no-such-icon') }} sword\"")
+    code, report = validate_json(cli, project_copy, "-v", "1")
+    assert code == 1
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert errors and {f["code"] for f in errors} == {"missing-icon"}
+    assert all(f["card"] and f["file"].endswith("1.yml") and f["line"] for f in errors)
+
+
+def test_validate_and_build_fail_alike_on_text_overflow_with_strict(cli, project_copy):
+    edit(project_copy, V1, "name: Arming Sword", "name: " + "Very " * 30 + "Long Sword")
+    code, report = validate_json(cli, project_copy, "-v", "1")
+    assert code == 0
+    overflow = [f for f in report["findings"] if f["code"] == "text-overflow"]
+    assert len(overflow) == 1 and overflow[0]["card"] == "arming-sword" and overflow[0]["severity"] == "warning"
+    strict = cli("validate", "-v", "1", "--strict", cwd=project_copy)
+    assert strict.code == 1 and "(text-overflow)" in strict.out
+    build = cli("build", "-v", "1", "--strict", "--out", "o", cwd=project_copy)
+    assert build.code == 1 and "--strict; nothing was built" in build.err
+    assert not (project_copy / "o").exists()
+
+
+@pytest.mark.parametrize("written,expected", [
+    ("yes", "'yes'"), ("no", "'no'"), ("on", "'on'"), ("017", "'017'"), ("0x11", "'0x11'"),
+    ("1_000", "'1_000'"), ("1:30", "'1:30'"), ("3.0", "3.0"), ('"3"', "'3'"),
+])
+def test_count_refuses_yaml_1_1_numbers_and_booleans(cli, project_copy, written, expected):
+    (project_copy / V3).write_text(f'extends: "2"\noverride:\n  - id: greatsword\n    count: {written}\n')
+    result = cli("validate", "-v", "3", cwd=project_copy)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert re.fullmatch(r"error: versions/kings-blade/3\.yml:4:12: override\[0\]\.count: expected a valid integer, "
+                        rf"found (a string|a number) {re.escape(expected)}", result.err.strip()), result.err
+
+
+@pytest.mark.parametrize("written", ["yes", "On", "0x03", "03"])
+def test_card_fields_refuse_yaml_1_1_scalars(cli, project_copy, written):
+    (project_copy / V3).write_text(f'extends: "2"\noverride:\n  - id: greatsword\n    points: {written}\n')
+    code, report = validate_json(cli, project_copy, "-v", "3")
+    assert code == 1
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (f["code"], f["line"], f["card"]) == ("bad-value", 4, "greatsword")
+    assert f"expected a whole number, found '{written}'" in f["message"]
+
+
+def test_override_twice_and_override_then_remove_warn(cli, project_copy):
+    (project_copy / V3).write_text(
+        'extends: "2"\noverride:\n  - {id: greatsword, needs: 5}\n  - {id: greatsword, points: 4}\n'
+        '  - {id: rapier, points: 2}\nremove: [rapier, rapier]\n')
+    code, report = validate_json(cli, project_copy, "-v", "3")
+    warnings = {(f["code"], f["line"], f["card"]) for f in report["findings"] if f["severity"] == "warning"}
+    assert {("override-twice", 4, "greatsword"), ("override-and-remove", 6, "rapier"),
+            ("remove-twice", 6, "rapier")} <= warnings
+    text = cli("validate", "-v", "3", cwd=project_copy).out
+    assert re.search(r"versions/kings-blade/3\.yml:4:\d+: warning: card 'greatsword' is overridden twice in this "
+                     r"file \(first at line 3\)", text)
+
+
+@pytest.mark.parametrize("file,asked", [("Final.yml", "Final"), ("Final.yml", "final"), ("V4.yml", "4"),
+                                        ("V4.yml", "v4")])
+def test_every_listed_version_can_be_asked_for(cli, project_copy, file, asked):
+    (project_copy / "versions/kings-blade" / file).write_text('extends: "3.1"\ntitle: Last\n')
+    result = cli("validate", "--version", asked, cwd=project_copy)
+    assert result.code == 0, result.err
+    assert re.search(r"The King's Blade (final|4): 26 different cards", result.out)
+
+
+def test_two_files_naming_one_version_is_an_error(cli, project_copy):
+    (project_copy / "versions/kings-blade/v3.yml").write_text('extends: "2"\n')
+    result = cli("validate", "-v", "3", cwd=project_copy)
+    assert result.code == 2
+    assert re.fullmatch(r"error: versions/kings-blade/v3\.yml: versions '3\.yml' and 'v3\.yml' both name version '3'; "
+                        r"rename one", result.err.strip()), result.err
+
+
+@pytest.mark.parametrize("count,limit,code", [(10000, None, 1), (400, None, 0), (400, 300, 1)])
+def test_size_limits_before_work_starts(cli, project_copy, count, limit, code):
+    if limit:
+        (project_copy / "cardgen.yml").write_text(f"default_game: kings-blade\nlimits: {{printed_cards: {limit}}}\n")
+    (project_copy / V3).write_text(f'extends: "2"\noverride:\n  - {{id: greatsword, count: {count}}}\n')
+    status, report = validate_json(cli, project_copy, "-v", "3")
+    assert status == code
+    big = [f for f in report["findings"] if f["code"] == "too-large"]
+    assert len(big) == code
+    if big:
+        assert (big[0]["line"], big[0]["card"]) == (3, "greatsword")
+        assert f"more than the limit of {limit or 5000:,}" in big[0]["message"]
+        build = cli("build", "-v", "3", "--out", "o", cwd=project_copy)
+        assert build.code == 1 and "(too-large)" in build.err and not (project_copy / "o").exists()
+
+
+# --- 5. the command line a newcomer reads -----------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ("--project", "{p}", "validate", "-v", "1"),
+    ("validate", "--project", "{p}", "-v", "1"),
+    ("validate", "-v", "1", "--project", "{p}"),
+    ("show", "--project", "{p}", "-v", "1"),
+    ("diff", "1", "2", "--project", "{p}"),
+    ("schema", "--project", "{p}", "--kind", "game"),
+])
+def test_project_option_before_or_after_the_command(cli, tmp_path, args):
+    result = cli(*(a.format(p=ROOT) for a in args), cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert result.out.strip()
+
+
+def test_export_subcommands_take_project_too(cli, tmp_path):
+    result = cli("export", "png", "--project", str(ROOT), "--help", cwd=tmp_path)
+    assert result.code == 0 and "--project" in result.out
+
+
+def test_docs_name_only_what_a_new_project_has(cli, tmp_path):
+    """docs/games.md's step 4 uses icon("common/crown") and playing-cards.j2: a new project has
+    the icons (copied) and finds the macros (cardgen's built-in common templates)."""
+    from cardgen.builtin import TEMPLATES_DIR
+
+    assert cli("new", "Dragon Race", cwd=tmp_path).code == 0
+    root = tmp_path / "dragon-race"
+    games = (ROOT / "docs/games.md").read_text()
+    for icon in set(re.findall(r'icon\("(common/[a-z-]+)"', games)):
+        assert (root / "icons" / f"{icon}.svg").is_file(), icon
+    for name in set(re.findall(r'import "([a-z-]+\.j2)"', games)):
+        assert not (root / "templates/common" / name).exists() and (TEMPLATES_DIR / name).is_file(), name
+    card = root / "templates/dragon-race/card.svg.j2"
+    card.write_text(card.read_text() + '{% import "playing-cards.j2" as pc %}\n'
+                    '{{ icon("common/crown", 52, 17.5, 4) }}{{ pc.rank_label(12) }}\n')
+    result = cli("validate", cwd=root)
+    assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out, result.out + result.err
+
+
+def test_template_reference_names_every_helper():
+    from cardgen.data.project import load_project
+    from cardgen.data.versions import load_game, resolve
+    from cardgen.render.cards import CardRenderer as Renderer
+    from cardgen.rulebook.helpers import FaceStore, Helpers
+
+    doc = (ROOT / "docs/templates.md").read_text()
+    project = load_project(ROOT)
+    snapshot = resolve(project, load_game(project, None), "1")
+    renderer = Renderer(project, snapshot)
+    names = set(renderer.env.globals) - {"range", "dict", "lipsum", "cycler", "joiner", "namespace"}
+    names |= set(Helpers(project, snapshot, None, FaceStore(project.build_dir / ".cache" / "svg")).globals())
+    names |= {"plural", "effect_runs", "textbox", "paragraphs"}
+    missing = sorted(n for n in names if f"`{n}" not in doc)
+    assert missing == []
+
+
+# --- property-based: any input, exit 0, 1 or 2 -----------------------------------------------
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False),
+                     st.text(max_size=12),
+                     st.sampled_from(["yes", "no", "on", "017", "0x1f", "1_000", "1:30", "~", "!!binary", "&a",
+                                      "*a", "<<", "- x", "{", "]", "'", '"', "\t", "\x00", "\ufeff", "%TAG"]))
+_keys = st.sampled_from(["id", "type", "name", "count", "effects", "do", "when", "cards", "override",
+                         "remove", "extends", "rules", "symbols", "claims", "notes", "style", "points", "x"])
+_data = st.recursive(_scalars, lambda children: st.one_of(
+    st.lists(children, max_size=4), st.dictionaries(_keys, children, max_size=5)), max_leaves=25)
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=300))
+def test_yaml_loader_any_text(text):
+    """Any text is a Document or an InputError with a location, never another exception."""
+    try:
+        doc = yamlsource.parse(text, Path("x.yml"))
+    except CardgenError as exc:
+        assert exc.exit_code == 2 and exc.loc is not None and exc.loc.line >= 1
+    else:
+        assert isinstance(doc.data, dict)
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=200))
+def test_yaml_loader_any_bytes(data, tmp_path_factory):
+    path = tmp_path_factory.mktemp("y") / "x.yml"
+    path.write_bytes(data)
+    try:
+        yamlsource.load(path)
+    except CardgenError as exc:
+        assert exc.exit_code == 2 and exc.loc is not None
+
+
+@settings(max_examples=150, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_keys, _data, max_size=6))
+def test_data_model_any_structure(data):
+    """Any mapping, dumped as YAML and read back, is a version file or one InputError(s)."""
+    import yaml
+
+    text = yaml.safe_dump(data, allow_unicode=True)
+    try:
+        doc = yamlsource.parse(text, Path("v.yml"))
+        model.parse_model(model.VersionFile, doc)
+    except CardgenError as exc:
+        assert exc.exit_code == 2
+        assert all(line.startswith("error: ") for line in exc.report_lines())
+
+
+_version_files = st.fixed_dictionaries({}, optional={
+    "override": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["greatsword", "rapier", "nope"])},
+                                               optional={"count": _scalars, "points": _scalars,
+                                                         "effects": st.lists(_data, max_size=2)}), max_size=3),
+    "remove": st.lists(st.sampled_from(["greatsword", "rapier", "nope", ""]), max_size=3),
+    "rules": st.dictionaries(st.sampled_from(["hand_limit", "mine_action", "x"]), _scalars, max_size=2),
+    "cards": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["new-one", "Bad Id", "greatsword"]),
+                                             "type": st.sampled_from(["hilt", "blade", "nope"]),
+                                             "name": _scalars}, optional={"count": _scalars, "needs": _scalars}),
+                      max_size=2),
+})
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    from cardgen.data.project import load_project
+
+    return load_project(ROOT).copy_sources(tmp_path_factory.mktemp("hyp") / "project").root
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(version=_version_files)
+def test_validate_any_version_file_exits_0_1_or_2(cli, scratch, version):
+    """The real CLI on a version file built from hostile pieces: exit 0, 1 or 2, one line per problem."""
+    import yaml
+
+    (scratch / V3).write_text(yaml.safe_dump({"extends": "2", **version}, allow_unicode=True))
+    result = cli("validate", "-v", "3", "--format", "json", cwd=scratch)
+    assert result.code in (0, 1, 2), result.err
+    assert "Traceback" not in result.err and "internal error" not in result.err, result.err
+    if result.code == 2:
+        assert result.err.startswith("error: ") and "3.yml" in result.err
+    else:  # exit 1 exactly when there are errors
+        assert (json.loads(result.out)["errors"] > 0) == (result.code == 1)
