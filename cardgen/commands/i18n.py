@@ -127,14 +127,16 @@ def own_command(ctx, langs):
     how complete they are (exit 1 when incomplete). For translators of cardgen, not of a game."""
     from ..i18n import own
 
+    targets = sorted(set(own.languages()) | {catalogs.check_language(x) for x in langs})
+    if own.SOURCE_LANG in targets:  # every problem before the first file is written
+        raise click.UsageError(f"'{own.SOURCE_LANG}' is the language cardgen's page text is written in: "
+                               "it needs no catalog")
     template = own.extract()
     catalogs.write(own.pot_path(), template)
     total = sum(1 for m in template if m.id)
     click.echo(f"{display_path(own.pot_path())}: {total} messages")
     incomplete = False
-    for lang in sorted(set(own.languages()) | {catalogs.check_language(x) for x in langs}):
-        if lang == own.SOURCE_LANG:
-            raise click.UsageError(f"'{lang}' is the language cardgen's page text is written in: it needs no catalog")
+    for lang in targets:
         path = own.po_path(lang)
         if path.is_file():
             catalog = catalogs.read(path, lang)
