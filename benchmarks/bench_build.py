@@ -1,27 +1,34 @@
 """Build benchmark (run by hand, not by the tests): prints figures, asserts nothing.
 
-    python benchmarks/bench_build.py [--runs 3] [--cards 1000] [--skip-synthetic]
+    python benchmarks/bench_build.py [--runs 3] [--cards 1000] [--skip-synthetic] [--baseline REF]
 
-Every figure is the median of --runs runs, each in a fresh copy of the project with an empty
-cache, and the machine's load average is printed beside it: on a shared machine a figure
-taken under load says little.
+Measures this checkout ("after") and, with --baseline, the cardgen of a git commit ("before",
+e.g. `--baseline main` or a hash; exported with `git archive` into a scratch folder), in the
+same runs, taking turns, so both see the same machine load; the goals of issue 12 are printed
+beside the figures. Each figure is the median of --runs runs, each in a fresh copy of the
+project with an empty cache; the machine's load average is printed too, since a figure taken
+under load says little (CPU seconds say more than wall seconds then).
 
-- The King's Blade 3.1: cold build (`cardgen build --version 3.1`: both papers' sheets and
-  rulebooks, PNGs), the time of each stage (`--timings`), a no-op rebuild, the sheets alone
-  (`--paper a4 --no-rulebook --no-png`) and the PDF sizes.
-- DeckSmith 0.9.9, when installed (`pip install decksmith==0.9.9`; it is not a dependency of
+- The King's Blade 3.1: cold build (`cardgen build --version 3.1`: both papers' sheets, both
+  rulebooks, both designer's notes, PNGs) with the time of each stage (`--timings`), its CPU
+  seconds (all processes) and peak memory (the build process plus its workers, summed while
+  they run), a no-op rebuild, the sheets alone (`--paper a4 --no-rulebook --no-png`).
+- Each rulebook paper on one core, in one process: weasyprint's layout alone, and the whole
+  paper (layout, PDF, the cards put in); CPU seconds.
+- DeckSmith 0.9.9, when installed (`pip install decksmith==0.9.9`; not a dependency of
   cardgen): it builds and exports to a PDF as many card faces as the 3.1 build prints, in the
-  same runs, and the ratio cardgen / DeckSmith is printed.
-- A synthetic version with N different cards (the real templates, N upgrade cards with
-  varied names and effects), at N/2 and N to show the cost grows linearly: cold build, no-op
-  rebuild, peak memory, next to the bare cost of converting the same SVGs with cairosvg alone
-  (one process, no cache, no sheets).
+  same runs, and the ratios cardgen / DeckSmith are printed.
+- A synthetic version with N different cards (the real templates, N upgrade cards with varied
+  names and effects), at N/2 and N to show the cost grows linearly: cold build (--no-rulebook),
+  no-op rebuild, peak memory, next to the bare cost of converting the same SVGs to PDF and
+  PNG with cairosvg alone (one process, no cache, no sheets). --synthetic-runs runs each.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import resource
@@ -30,13 +37,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from cardgen.data.project import CACHE_ENV, load_project
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE_RE = re.compile(r"^  (\S.*?)\s+(\d+\.\d+) s")
+SOURCES = ("cardgen.yml", "card_data", "versions", "templates", "icons", "fonts", "schema")
+CACHE_ENV = "CARDGEN_CACHE_DIR"
 
 
 def load() -> str:
@@ -44,7 +53,43 @@ def load() -> str:
     return f"load {one:.1f}/{five:.1f}/{fifteen:.1f}"
 
 
-CPU: list[float] = []  # CPU seconds (user + system, all processes) of each run() call
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# --- running things ----------------------------------------------------------------------------
+
+
+@dataclass
+class Tree:
+    """A cardgen source tree to measure: this checkout, or a baseline commit exported."""
+
+    label: str
+    root: Path
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k != CACHE_ENV}  # each copy keeps its own cache
+        env["PYTHONPATH"] = str(self.root)
+        return env
+
+    def project(self, dest: Path) -> Path:
+        """A fresh copy of this tree's project sources (no build/, no cache)."""
+        dest.mkdir(parents=True)
+        for name in SOURCES:
+            source = self.root / name
+            if source.is_dir():
+                shutil.copytree(source, dest / name)
+            elif source.is_file():
+                shutil.copy2(source, dest / name)
+        return dest
+
+
+@dataclass
+class Run:
+    seconds: float
+    cpu: float  # user + system seconds of the command and every process it started
+    peak_mib: float  # the largest sum of resident memory of the command and its descendants
+    stdout: str
 
 
 def children_cpu() -> float:
@@ -52,22 +97,72 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(cwd: Path, *args: str) -> tuple[float, str]:
-    """Wall-clock seconds and stdout of a command; its CPU seconds go to CPU (less sensitive
-    to other people's load than wall time, and the cost on one core)."""
-    env = {k: v for k, v in os.environ.items() if k != CACHE_ENV}  # each copy keeps its own cache
+class TreeMemory:
+    """Samples the summed resident memory of a process and its descendants (Linux /proc)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self.peak_kib = max(self.peak_kib, sum(_rss_kib(p) for p in _descendants(self.pid)))
+            self._stop.wait(0.05)
+
+
+def _descendants(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as f:
+                    parents[int(entry.name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [root], [root]
+    while todo:
+        pid = todo.pop()
+        kids = [p for p, parent in parents.items() if parent == pid]
+        found += kids
+        todo += kids
+    return found
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run(cwd: Path, args: list[str], env: dict[str, str] | None = None) -> Run:
     cpu = children_cpu()
     started = time.perf_counter()
-    proc = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with TreeMemory(proc.pid) as memory:
+        out, err = proc.communicate()
     elapsed = time.perf_counter() - started
-    CPU.append(children_cpu() - cpu)
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return elapsed, proc.stdout
+        raise SystemExit(f"{' '.join(args)} failed:\n{out}\n{err}")
+    return Run(elapsed, children_cpu() - cpu, memory.peak_kib / 1024, out)
 
 
-def cardgen(cwd: Path, *args: str) -> tuple[float, str]:
-    return run(cwd, sys.executable, "-m", "cardgen", *args)
+def cardgen(tree: Tree, cwd: Path, *args: str) -> Run:
+    return run(cwd, [sys.executable, "-m", "cardgen", *args], tree.env())
 
 
 def stage_times(output: str) -> dict[str, float]:
@@ -75,15 +170,7 @@ def stage_times(output: str) -> dict[str, float]:
     return {m.group(1): float(m.group(2)) for m in map(STAGE_RE.match, lines) if m}
 
 
-def fresh_project(tmp: Path, name: str) -> Path:
-    return load_project(ROOT).copy_sources(tmp / name).root
-
-
-def median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
-# --- DeckSmith --------------------------------------------------------------------------------
+# --- DeckSmith ---------------------------------------------------------------------------------
 
 DECKSMITH_SPEC = """\
 id: canvas
@@ -129,69 +216,132 @@ def decksmith_project(tmp: Path, faces: int) -> Path:
     return folder
 
 
-def decksmith_build(folder: Path) -> float:
-    """Build the images, then export them to an A4 PDF, as its README's two steps."""
+def decksmith_build(folder: Path) -> tuple[float, float]:
+    """Build the images, then export them to an A4 PDF, as its README's two steps: wall, CPU."""
     shutil.rmtree(folder / "output", ignore_errors=True)
-    started = time.perf_counter()
-    run(folder, "decksmith", "build", "--output", "output")
-    run(folder, "decksmith", "export", "output", "--output", "deck.pdf", "--page-size", "A4",
-        "--width", "63", "--height", "88")
-    return time.perf_counter() - started
+    build = run(folder, ["decksmith", "build", "--output", "output"])
+    export = run(folder, ["decksmith", "export", "output", "--output", "deck.pdf", "--page-size", "A4",
+                          "--width", "63", "--height", "88"])
+    return build.seconds + export.seconds, build.cpu + export.cpu
+
+
+# --- one paper of the rulebook on one core ------------------------------------------------------
+
+PAPER_CODE = """
+import json, statistics, sys, time
+from pathlib import Path
+import weasyprint
+from weasyprint.text.fonts import FontConfiguration
+from cardgen.buildtypes import PAPER_SIZES
+from cardgen.builtin import BUILTIN_DIR
+from cardgen.data.project import load_project
+from cardgen.data.versions import load_game, resolve
+from cardgen.render.cards import CardRenderer
+from cardgen.render.fonts import use_project_fonts
+from cardgen.rulebook import document
+from cardgen.rulebook.fetch import ProjectFetcher
+
+project = load_project(Path(sys.argv[1]))
+runs = int(sys.argv[2])
+snapshot = resolve(project, load_game(project, None), "3.1")
+rendered = CardRenderer(project, snapshot).render_all()
+use_project_fonts(project.fonts_dir, project.cache_dir / "fontconfig")
+
+
+def whole(doc):
+    pdf = document.write_rulebook_pdf(project, doc)
+    if hasattr(document, "with_cards"):  # cards put in from their PDFs (made by rasterise in a build)
+        pdf = document.with_cards(project, pdf, {})
+    return pdf
+
+
+def lay_out(doc):
+    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR])
+    weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher).render(
+        font_config=FontConfiguration())
+
+
+figures = {}
+for paper in ("a4", "letter"):
+    doc = document.rulebook_html(project, snapshot, rendered, snapshot.game.file.rulebook, PAPER_SIZES[paper])
+    whole(doc)  # once first: fonts loaded, the cards' PDFs in the cache, as in a build
+    layout, total = [], []
+    for _ in range(runs):
+        started = time.process_time()
+        lay_out(doc)
+        layout.append(time.process_time() - started)
+        started = time.process_time()
+        whole(doc)
+        total.append(time.process_time() - started)
+    figures[paper] = [statistics.median(layout), statistics.median(total)]
+print(json.dumps(figures))
+"""
+
+
+def paper_cpu(tree: Tree, project: Path, runs: int) -> dict[str, list[float]]:
+    env = tree.env()
+    env[CACHE_ENV] = str(project / "build" / ".cache")
+    proc = subprocess.run([sys.executable, "-c", PAPER_CODE, str(project), str(runs)], env=env,
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"one-paper measure failed for {tree.label}:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 # --- The King's Blade 3.1 ----------------------------------------------------------------------
 
 
-def bench_31(runs: int) -> None:
-    cold, noop, sheets, smith, stages, loads = [], [], [], [], {}, []
-    cold_cpu, smith_cpu = [], []
+@dataclass
+class Figures:
+    values: dict[str, list[float]] = field(default_factory=dict)
+    stages: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, name: str, value: float) -> None:
+        self.values.setdefault(name, []).append(value)
+
+    def get(self, name: str) -> float:
+        return median(self.values.get(name, []))
+
+
+def bench_31(trees: list[Tree], runs: int) -> tuple[dict[str, Figures], Figures, int]:
+    figures = {t.label: Figures() for t in trees}
+    smith = Figures()
     printed = 0
-    sizes: dict[str, int] = {}
     use_decksmith = decksmith_available()
     for i in range(runs):
-        with tempfile.TemporaryDirectory(prefix="cardgen-bench-") as tmp:
-            loads.append(os.getloadavg()[0])
-            project = fresh_project(Path(tmp), "project")
-            seconds, out = cardgen(project, "build", "--version", "3.1", "--timings")
-            cold.append(seconds)
-            cold_cpu.append(CPU[-1])
-            for stage, value in stage_times(out).items():
-                stages.setdefault(stage, []).append(value)
-            printed = int(re.search(r"(\d+) cards to print", out).group(1))
-            noop.append(cardgen(project, "build", "--version", "3.1", "-q")[0])
-            built = project / "build/kings-blade/3.1"
-            sizes = {p.name: p.stat().st_size for p in sorted(built.glob("*.pdf"))}
-            alone = fresh_project(Path(tmp), "sheets-only")
-            sheets.append(cardgen(alone, "build", "--version", "3.1", "--paper", "a4", "--no-rulebook",
-                                  "--no-png", "-q")[0])
-            if use_decksmith:
-                smith.append(decksmith_build(decksmith_project(Path(tmp), printed)))
-                smith_cpu.append(CPU[-1] + CPU[-2])  # its build and its export
-            loads.append(os.getloadavg()[0])
-        print(f"  run {i + 1}/{runs}: cold {cold[-1]:.2f} s, no-op {noop[-1]:.2f} s, sheets alone "
-              f"{sheets[-1]:.2f} s" + (f", DeckSmith {smith[-1]:.2f} s" if smith else "") + f"  ({load()})",
-              flush=True)
-
-    print(f"\nThe King's Blade 3.1 on {os.cpu_count()} cores, median of {runs} "
-          f"(1-minute load {min(loads):.1f} to {max(loads):.1f})")
-    print(f"  cold build            {median(cold):6.2f} s   (both papers' sheets and rulebooks, PNGs; "
-          f"{median(cold_cpu):.2f} s of CPU)")
-    print(f"  no-op rebuild         {median(noop):6.2f} s   ({median(noop) / median(cold):.1%} of cold)")
-    print(f"  sheets alone          {median(sheets):6.2f} s   (--paper a4 --no-rulebook --no-png, cold)")
-    print("  stages of the cold build (rulebook layout runs beside the cards, so they overlap):")
-    for stage, values in stages.items():
-        print(f"    {stage:<18}  {median(values):6.2f} s")
-    for name, size in sizes.items():
-        print(f"  {name:<22}{size / 1024:6.0f} KiB")
-    if smith:
-        ds = median(smith)
-        print(f"\nDeckSmith 0.9.9, {printed} faces built and exported to a PDF, same runs: {ds:.2f} s "
-              f"({median(smith_cpu):.2f} s of CPU)")
-        print(f"  cardgen cold / DeckSmith    {median(cold) / ds:5.2f} x  (goal <= 1.0, stretch 0.5)")
-        print(f"  sheets alone / DeckSmith    {median(sheets) / ds:5.2f} x  (goal <= 0.3)")
-        print(f"  CPU seconds, cold / DeckSmith {median(cold_cpu) / median(smith_cpu):5.2f} x")
-    else:
-        print("\nDeckSmith not installed (pip install decksmith==0.9.9): no side-by-side ratio")
+        for tree in trees:
+            f = figures[tree.label]
+            with tempfile.TemporaryDirectory(prefix="cardgen-bench-") as tmp:
+                f.add("load", os.getloadavg()[0])
+                project = tree.project(Path(tmp) / "project")
+                cold = cardgen(tree, project, "build", "--version", "3.1", "--timings")
+                f.add("cold", cold.seconds)
+                f.add("cold cpu", cold.cpu)
+                f.add("peak", cold.peak_mib)
+                for stage, value in stage_times(cold.stdout).items():
+                    f.stages.setdefault(stage, []).append(value)
+                printed = int(re.search(r"(\d+) cards to print", cold.stdout).group(1))
+                noop = cardgen(tree, project, "build", "--version", "3.1", "-q")
+                f.add("noop", noop.seconds)
+                alone = tree.project(Path(tmp) / "sheets-only")
+                sheets = cardgen(tree, alone, "build", "--version", "3.1", "--paper", "a4", "--no-rulebook",
+                                 "--no-png", "-q")
+                f.add("sheets", sheets.seconds)
+                for paper, (layout, whole) in paper_cpu(tree, project, 1).items():
+                    f.add(f"layout {paper}", layout)
+                    f.add(f"paper {paper}", whole)
+                for pdf in sorted((project / "build/kings-blade/3.1").glob("*.pdf")):
+                    f.add(f"size {pdf.name}", pdf.stat().st_size / 1024)
+            print(f"  run {i + 1}/{runs}, {tree.label}: cold {cold.seconds:.2f} s ({cold.cpu:.2f} s CPU, "
+                  f"{cold.peak_mib:.0f} MiB), no-op {noop.seconds:.2f} s, sheets alone {sheets.seconds:.2f} s  "
+                  f"({load()})", flush=True)
+        if use_decksmith:
+            with tempfile.TemporaryDirectory(prefix="cardgen-bench-") as tmp:
+                wall, cpu = decksmith_build(decksmith_project(Path(tmp), printed))
+            smith.add("build", wall)
+            smith.add("cpu", cpu)
+            print(f"  run {i + 1}/{runs}, DeckSmith: {wall:.2f} s ({cpu:.2f} s CPU)  ({load()})", flush=True)
+    return figures, smith, printed
 
 
 # --- synthetic ---------------------------------------------------------------------------------
@@ -214,13 +364,11 @@ def synthetic_version(project: Path, n: int) -> None:
     (project / "versions/kings-blade/bench.yml").write_text("\n".join(lines) + "\n")
 
 
-def bare_cairosvg(svg_dir: Path) -> float:
-    """Convert every SVG to PDF and PNG with cairosvg alone, one process, no cache."""
-    code = f"""
-import time, pathlib, cairosvg
+BARE_CODE = """
+import pathlib, sys, time, cairosvg
 from cardgen.render.fonts import use_project_fonts
-use_project_fonts(pathlib.Path({str(ROOT / 'fonts')!r}))
-files = sorted(pathlib.Path({str(svg_dir)!r}).glob('*.svg'))
+use_project_fonts(pathlib.Path(sys.argv[1]))
+files = sorted(pathlib.Path(sys.argv[2]).glob('*.svg'))
 t = time.perf_counter()
 for f in files:
     data = f.read_bytes()
@@ -228,44 +376,144 @@ for f in files:
     cairosvg.svg2png(bytestring=data, dpi=300)
 print(time.perf_counter() - t)
 """
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+
+def bare_cairosvg(tree: Tree, fonts: Path, svg_dir: Path) -> float:
+    """Convert every SVG to PDF and PNG with cairosvg alone, one process, no cache."""
+    proc = subprocess.run([sys.executable, "-c", BARE_CODE, str(fonts), str(svg_dir)], env=tree.env(),
+                          capture_output=True, text=True, check=True)
     return float(proc.stdout.strip())
 
 
-def bench_synthetic(cards: int, runs: int) -> None:
-    print(f"\nSynthetic: The King's Blade 3.1 plus N different upgrade cards, median of {runs}")
+def bench_synthetic(trees: list[Tree], cards: int, runs: int) -> dict[tuple[str, int], Figures]:
+    found: dict[tuple[str, int], Figures] = {}
     for n in (cards // 2, cards):
-        cold, noop, bare, peaks = [], [], [], []
         for _ in range(runs):
-            with tempfile.TemporaryDirectory(prefix="cardgen-bench-") as tmp:
-                project = fresh_project(Path(tmp), "project")
-                synthetic_version(project, n)
-                before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-                cold.append(cardgen(project, "build", "--version", "bench", "-q", "--no-rulebook")[0])
-                peaks.append(max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
-                noop.append(cardgen(project, "build", "--version", "bench", "-q", "--no-rulebook")[0])
-                svg = project / "build/kings-blade/bench/svg"
-                faces = len(list(svg.glob("*.svg")))
-                bare.append(bare_cairosvg(svg))
-        c, b = median(cold), median(bare)
-        print(f"  N = {n}: {faces} different faces ({load()})")
-        print(f"    cold build          {c:6.2f} s   ({c / faces * 1000:.0f} ms a face)")
-        print(f"    no-op rebuild       {median(noop):6.2f} s   ({median(noop) / c:.1%} of cold)")
-        print(f"    peak memory         {max(peaks) / 1024:6.0f} MiB (largest single process)")
-        print(f"    cairosvg alone      {b:6.2f} s   (one process)")
-        print(f"    pipeline / cairosvg {c / b:6.2f} x  (the pipeline uses every core and also imposes sheets)")
+            for tree in trees:
+                f = found.setdefault((tree.label, n), Figures())
+                with tempfile.TemporaryDirectory(prefix="cardgen-bench-") as tmp:
+                    project = tree.project(Path(tmp) / "project")
+                    synthetic_version(project, n)
+                    cold = cardgen(tree, project, "build", "--version", "bench", "-q", "--no-rulebook")
+                    noop = cardgen(tree, project, "build", "--version", "bench", "-q", "--no-rulebook")
+                    svg = project / "build/kings-blade/bench/svg"
+                    f.add("faces", len(list(svg.glob("*.svg"))))
+                    f.add("cold", cold.seconds)
+                    f.add("cold cpu", cold.cpu)
+                    f.add("noop", noop.seconds)
+                    f.add("peak", cold.peak_mib)
+                    if tree is trees[-1]:  # the same SVGs for every tree: converted once
+                        bare = bare_cairosvg(tree, project / "fonts", svg)
+                        for other in trees:
+                            found[(other.label, n)].add("bare", bare)
+                print(f"  N = {n}, {tree.label}: cold {cold.seconds:.2f} s ({cold.cpu:.2f} s CPU, "
+                      f"{cold.peak_mib:.0f} MiB)  ({load()})", flush=True)
+            print(f"  N = {n}: cairosvg alone {bare:.2f} s", flush=True)
+    return found
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+def table(rows: list[tuple[str, list[str], str]], labels: list[str]) -> None:
+    width = max(len(r[0]) for r in rows)
+    print(f"  {'':<{width}}  " + "  ".join(f"{label:>10}" for label in labels) + "   goal")
+    for name, values, goal in rows:
+        print(f"  {name:<{width}}  " + "  ".join(f"{v:>10}" for v in values) + (f"   {goal}" if goal else ""))
+
+
+def report(trees: list[Tree], figures: dict[str, Figures], smith: Figures, printed: int, runs: int,
+           synthetic: dict[tuple[str, int], Figures], cards: int) -> None:
+    labels = [t.label for t in trees]
+    loads = [v for f in figures.values() for v in f.values["load"]]
+    print(f"\nThe King's Blade 3.1 on {os.cpu_count()} cores, median of {runs} run(s) "
+          f"(1-minute load {min(loads):.1f} to {max(loads):.1f} at their starts)")
+    ds = smith.get("build")
+
+    def each(fn) -> list[str]:
+        return [fn(figures[label]) for label in labels]
+
+    rows = [
+        ("cold build (s)", each(lambda f: f"{f.get('cold'):.2f}"), "<= DeckSmith"),
+        ("cold build, CPU (s)", each(lambda f: f"{f.get('cold cpu'):.2f}"), ""),
+        ("no-op rebuild (s)", each(lambda f: f"{f.get('noop'):.2f}"), ""),
+        ("no-op / cold", each(lambda f: f"{f.get('noop') / f.get('cold'):.1%}"), "<= 10 %"),
+        ("sheets alone (s)", each(lambda f: f"{f.get('sheets'):.2f}"), ""),
+        ("peak memory, build + workers (MiB)", each(lambda f: f"{f.get('peak'):.0f}"), "< 600"),
+    ]
+    for paper in ("a4", "letter"):
+        rows.append((f"rulebook {paper.upper()} layout, 1 core (CPU s)",
+                     each(lambda f, p=paper: f"{f.get('layout ' + p):.2f}"), "<= 1.5"))
+        rows.append((f"rulebook {paper.upper()} whole paper, 1 core (CPU s)",
+                     each(lambda f, p=paper: f"{f.get('paper ' + p):.2f}"), ""))
+    if smith.values:
+        rows += [
+            (f"DeckSmith, {printed} faces built + exported (s)", [f"{ds:.2f}"] * len(labels), ""),
+            ("cold build / DeckSmith", each(lambda f: f"{f.get('cold') / ds:.2f}x"), "<= 1.0x (stretch 0.5x)"),
+            ("sheets alone / DeckSmith", each(lambda f: f"{f.get('sheets') / ds:.2f}x"), "<= 0.3x"),
+            ("CPU, cold build / DeckSmith", each(lambda f: f"{f.get('cold cpu') / smith.get('cpu'):.2f}x"), ""),
+        ]
+    table(rows, labels)
+    stages = sorted({s for f in figures.values() for s in f.stages}, key=lambda s: min(
+        list(f.stages).index(s) if s in f.stages else 99 for f in figures.values()))
+    print("\n  stages of the cold build, wall seconds (--timings; the rulebooks and notes are laid out beside")
+    print("  the cards, so the stages overlap and add up to more than the build):")
+    table([(s, [f"{median(figures[label].stages[s]):.2f}" if s in figures[label].stages else "-" for label in labels],
+            "") for s in stages], labels)
+    sizes = sorted({name for f in figures.values() for name in f.values if name.startswith("size ")})
+    print("\n  output sizes (KiB):")
+    table([(s[5:], [f"{figures[label].get(s):.0f}" for label in labels], "") for s in sizes], labels)
+    if not smith.values:
+        print("\n  DeckSmith not installed (pip install decksmith==0.9.9): no side-by-side ratio")
+    if synthetic:
+        half, full = cards // 2, cards
+        print(f"\nSynthetic: The King's Blade 3.1 plus N different upgrade cards, --no-rulebook ({load()})")
+        syn = {key: f for key, f in synthetic.items()}
+
+        def both(fn) -> list[str]:
+            return [fn(syn[(label, half)], syn[(label, full)]) for label in labels]
+
+        table([
+            (f"N = {half}: cold build (s)", both(lambda a, b: f"{a.get('cold'):.2f}"), ""),
+            (f"N = {full}: cold build (s)", both(lambda a, b: f"{b.get('cold'):.2f}"), ""),
+            (f"N = {full}: faces", both(lambda a, b: f"{b.get('faces'):.0f}"), ""),
+            (f"N = {full}: cairosvg alone, 1 process (s)", both(lambda a, b: f"{b.get('bare'):.2f}"), ""),
+            (f"N = {full}: build / cairosvg alone", both(lambda a, b: f"{b.get('cold') / b.get('bare'):.2f}x"),
+             "<= 1.3x"),
+            (f"N = {full}: CPU, build / cairosvg alone",
+             both(lambda a, b: f"{b.get('cold cpu') / b.get('bare'):.2f}x"), ""),
+            (f"ms a face, N = {half} / N = {full}",
+             both(lambda a, b: f"{a.get('cold') / a.get('faces') * 1000:.0f}/"
+                               f"{b.get('cold') / b.get('faces') * 1000:.0f}"), "linear: about equal"),
+            (f"N = {full}: no-op / cold", both(lambda a, b: f"{b.get('noop') / b.get('cold'):.1%}"), "<= 10 %"),
+            (f"N = {full}: peak memory (MiB)", both(lambda a, b: f"{b.get('peak'):.0f}"), "< 600"),
+        ], labels)
+
+
+def baseline_tree(ref: str, tmp: Path) -> Tree:
+    folder = tmp / "baseline"
+    folder.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    return Tree(f"before {commit}", folder)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cards", type=int, default=1000)
+    ap.add_argument("--synthetic-runs", type=int, default=1)
     ap.add_argument("--skip-synthetic", action="store_true")
+    ap.add_argument("--baseline", metavar="REF", help="also measure the cardgen of this git commit (before)")
     args = ap.parse_args()
     print(f"cardgen build benchmark, {time.strftime('%Y-%m-%d %H:%M')}, {load()}")
-    bench_31(args.runs)
-    if not args.skip_synthetic:
-        bench_synthetic(args.cards, args.runs)
+    with tempfile.TemporaryDirectory(prefix="cardgen-bench-trees-") as tmp:
+        trees = ([baseline_tree(args.baseline, Path(tmp))] if args.baseline else []) + [Tree("after", ROOT)]
+        figures, smith, printed = bench_31(trees, args.runs)
+        synthetic = {} if args.skip_synthetic else bench_synthetic(trees, args.cards, args.synthetic_runs)
+        report(trees, figures, smith, printed, args.runs, synthetic, args.cards)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,21 @@ def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
     return folder
 
 
+def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_dir: Path) -> Workers:
+    """The build's worker processes; started at once for a first build into `out_dir`.
+
+    Started before the cards are rendered, each worker starts Python and imports its
+    renderers while this process renders the SVGs. A folder built before may need nothing
+    (a no-op rebuild starts no process), so there they start with the first job as usual.
+    """
+    rulebook = options.rulebook and bool(snapshot.game.file.rulebook)
+    preload = ("cardgen.render.svgconvert",) + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
+    workers = Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig", preload)
+    if not (out_dir / cache_mod.Manifest.NAME).is_file():
+        workers.start()
+    return workers
+
+
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
           progress: Progress | None = None) -> BuildResult:
     """Validate, render, then rasterise the cards, impose the sheets and lay out the rulebook.
@@ -52,38 +67,43 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ValidationFailed(errors)
-    with result.timed("render", "card faces and backs as SVG"):
-        drawn, rendered = render_stage(project, snapshot)
-    findings += drawn
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:  # a card that does not render: the same findings `validate` gives
-        raise ValidationFailed(errors)
-    assert rendered is not None  # render_stage returns no faces only together with an error
-    with result.timed("preflight", "text, safe zones and fonts of every face"):
-        findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
-    warnings = [f for f in findings if f.severity == "warning"]
-    if options.strict and warnings:
-        raise ValidationFailed(warnings, strict=True)
-    result.findings = findings
-    result.warnings += [str(f) for f in findings]
-    result.faces = len(rendered.faces) + len(rendered.backs)
-    if options.changed_since is not None:
-        from .diff.faces import card_faces, changed_between
+    workers = _workers(project, snapshot, options, out_dir)
+    try:
+        with result.timed("render", "card faces and backs as SVG"):
+            drawn, rendered = render_stage(project, snapshot)
+        findings += drawn
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:  # a card that does not render: the same findings `validate` gives
+            raise ValidationFailed(errors)
+        assert rendered is not None  # render_stage returns no faces only together with an error
+        with result.timed("preflight", "text, safe zones and fonts of every face"):
+            findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
+        warnings = [f for f in findings if f.severity == "warning"]
+        if options.strict and warnings:
+            raise ValidationFailed(warnings, strict=True)
+        result.findings = findings
+        result.warnings += [str(f) for f in findings]
+        result.faces = len(rendered.faces) + len(rendered.backs)
+        if options.changed_since is not None:
+            from .diff.faces import card_faces, changed_between
 
-        with result.timed("compare", f"faces of version {options.changed_since.version}"):
-            only = changed_between(card_faces(project, options.changed_since), rendered.faces)
-        options = dataclasses.replace(options, only_cards=only, rulebook=False)
-    result.only_cards = options.only_cards
-    with open_output(project, out_dir, "build"):
-        _produce(project, snapshot, rendered, options, progress, out_dir, result)
+            with result.timed("compare", f"faces of version {options.changed_since.version}"):
+                only = changed_between(card_faces(project, options.changed_since), rendered.faces)
+            options = dataclasses.replace(options, only_cards=only, rulebook=False)
+        result.only_cards = options.only_cards
+        with open_output(project, out_dir, "build"):
+            _produce(project, snapshot, rendered, options, progress, out_dir, result, workers)
+    except BaseException:
+        workers.close(cancel=True)  # started early: don't leave them starting up
+        raise
     return result
 
 
-def _produce(project, snapshot, rendered, options, progress, out_dir, result) -> None:
+def _produce(project, snapshot, rendered, options, progress, out_dir, result, workers: Workers) -> None:
     """Rasterise, publish, impose and lay out, into the open output folder."""
     manifest = cache_mod.Manifest(out_dir)
     rasteriser = Rasteriser(project, options, progress)
-    with Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+    with workers:
         started = time.perf_counter()
         files, jobs = rasteriser.plan(rendered)
         queued = rasteriser.submit(jobs, workers)

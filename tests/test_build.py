@@ -17,6 +17,7 @@ from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.imposition import PAPER_SIZES, SheetSpec, layout_for
 from cardgen.pipeline import build
+from cardgen.render.workers import Workers
 
 A4 = (595.28, 841.89)
 LETTER = (612.0, 792.0)
@@ -209,11 +210,16 @@ def test_build_is_deterministic_across_caches(built, fresh_project_copy, tmp_pat
         assert (out / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
 
 
-def test_rebuild_renders_only_what_changed(fresh_project_copy, tmp_path):
+def test_rebuild_renders_only_what_changed(fresh_project_copy, tmp_path, monkeypatch):
+    started = []  # the workers a build starts before it has jobs: only for a first build into a folder
+    start = Workers.start
+    monkeypatch.setattr(Workers, "start", lambda self: started.append(self.preload) or start(self))
     _, first = _build(fresh_project_copy, tmp_path, papers=("a4",))
     assert first.rendered == first.faces
+    assert started == [("cardgen.render.svgconvert",)]  # no rulebook here: weasyprint is not imported
     _, noop = _build(fresh_project_copy, tmp_path, papers=("a4",))
     assert noop.rendered == 0 and not any(o.rebuilt for o in noop.outputs)
+    assert len(started) == 1
     path = fresh_project_copy / "versions/kings-blade/3.1.yml"
     path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, points: 4}\n")
     _, changed = _build(fresh_project_copy, tmp_path, papers=("a4",))

@@ -12,6 +12,7 @@ which the build waits for them (the cards, then the rulebook).
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import signal
@@ -29,10 +30,12 @@ def worker_count(requested: int | None) -> int:
 
 
 class Workers:
-    def __init__(self, count: int | None, fonts_dir: Path, font_cache: Path | None):
+    def __init__(self, count: int | None, fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...] = ()):
+        """`preload`: modules each worker imports as it starts (the renderers its jobs will use)."""
         self.count = worker_count(count)
         self.fonts_dir = fonts_dir
         self.font_cache = font_cache
+        self.preload = preload
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -47,11 +50,27 @@ class Workers:
                 return fn(*args)
 
             return Later(here)
+        return self._started().submit(fn, *args)
+
+    def start(self) -> Workers:
+        """Start the worker processes now rather than at the first job.
+
+        A worker spends about a second of CPU starting Python and importing cairo and
+        weasyprint; started early, that overlaps what this process does before it has jobs
+        (validating, rendering the SVGs, the rulebook's HTML) instead of delaying the first.
+        """
+        if self.parallel and self._pool is None:
+            pool = self._started()
+            for _ in range(self.count):  # the pool spawns a process per job waiting, up to count
+                pool.submit(_ready)
+        return self
+
+    def _started(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker, initargs=(self.fonts_dir, self.font_cache))
-        return self._pool.submit(fn, *args)
+                initializer=_init_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
+        return self._pool
 
     def close(self, cancel: bool = False) -> None:
         if self._pool is not None:
@@ -63,6 +82,10 @@ class Workers:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(cancel=exc_type is not None)
+
+
+def _ready() -> None:
+    """A job that does nothing: submitted by `start` so that the pool spawns its processes."""
 
 
 class Later:
@@ -83,8 +106,11 @@ class Later:
         return True
 
 
-def _init_worker(fonts_dir: Path, font_cache: Path | None) -> None:
+def _init_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...]) -> None:
     """Workers leave Ctrl-C to the main process, which stops them and prints one line
-    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    (otherwise every worker prints its own KeyboardInterrupt traceback); then they import the
+    renderers their jobs will use (`preload`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     fonts.use_project_fonts(fonts_dir, font_cache)
+    for module in preload:
+        importlib.import_module(module)

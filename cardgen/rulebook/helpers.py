@@ -8,8 +8,9 @@ an enum value the prose compares against but the game does not declare). The ren
 the template's file and line to the message.
 
 Card pictures are the real rendered faces: each face's SVG is stored once in the build cache
-(by content) and drawn by `FaceImage.place` as an SVG <image>, so figures stay vector and use
-the same fonts as the printed cards.
+(by content) and placed by `FaceImage.place` as an SVG <image>; in the PDF that image is the
+face's own vector PDF, the one the print sheets use (`cardpdf.py`), so figures stay vector and
+show the cards exactly as they print.
 """
 
 from __future__ import annotations
