@@ -660,8 +660,49 @@ def test_a_bad_font_file_is_one_line(cli, project_copy, how, command):
         font.symlink_to("/etc/hostname")
     else:
         font.write_bytes(b"" if how == "empty" else b"<html>not a font</html>")
-    result = cli(command, "-v", "1", *(["--out", "o", "--no-rulebook"] if command == "build" else []), cwd=project_copy)
+    # build: two workers, started early (a first build), so the worker set-up meets the font too
+    result = cli(command, "-v", "1", *(["--out", "o", "-j", "2"] if command == "build" else []), cwd=project_copy)
     text = one_line(result, 1)
     expected = "leads outside" if how == "linked outside" else "is not a usable TrueType/OpenType font"
     assert "Extra.ttf" in text and expected in text, text
     assert not (project_copy / "o").exists()
+
+
+BAD_FONTS_SCRIPT = """
+import sys
+from pathlib import Path
+from cardgen.errors import CardgenError
+from cardgen.render.rasterise import RasterError, RasterJob, rasterise_jobs
+from cardgen.render.workers import Workers
+if __name__ == "__main__":
+    fonts = Path(sys.argv[1])
+    good = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><rect width="5" height="5"/></svg>'
+    with Workers(2, fonts, None).start() as workers:  # started early, as a first build does
+        try:
+            workers.submit(len, "x").result()
+        except CardgenError as exc:
+            print(exc)
+    try:
+        rasterise_jobs([RasterJob(good, fonts.parent / f"{i}.pdf", None, key=f"card-{i}") for i in range(2)], workers=2,
+                       fonts_dir=fonts)
+    except RasterError as exc:
+        print(exc)
+"""
+
+
+def test_a_bad_font_in_a_workers_set_up_is_one_line(tmp_path):
+    """A worker that cannot set its fonts up prints no traceback (a pool initializer's exception
+    would): its first job reports the problem as one line."""
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    (fonts / "Bad.ttf").write_text("not a font")
+    script = tmp_path / "pool.py"
+    script.write_text(BAD_FONTS_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), str(fonts)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 2, proc.stdout
+    assert lines[0].startswith("fonts/Bad.ttf is not a usable TrueType/OpenType font") or \
+        "Bad.ttf is not a usable TrueType/OpenType font" in lines[0], lines
+    assert lines[1].startswith("rendering card-") and "Bad.ttf is not a usable" in lines[1], lines

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -25,7 +24,7 @@ from ..data.project import Project
 from ..errors import CardgenError, RasterError
 from ..outputs import remove_stale
 from . import fonts
-from .workers import Workers
+from .workers import Workers, init_worker, run_guarded
 
 
 @dataclass(frozen=True)
@@ -152,22 +151,15 @@ def rasterise_jobs(
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_worker_init,
+        initializer=init_worker,
         initargs=(fonts_dir, cache_dir),
     ) as pool:
-        pending: dict[Future, RasterJob] = {pool.submit(_run, job): job for job in jobs}
+        pending: dict[Future, RasterJob] = {pool.submit(run_guarded, _run, job): job for job in jobs}
         try:
             _collect(pending, on_done)
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise
-
-
-def _worker_init(fonts_dir: Path, cache_dir: Path | None) -> None:
-    """Workers leave Ctrl-C to the main process, which stops them and prints one line
-    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    fonts.use_project_fonts(fonts_dir, cache_dir)
 
 
 def _collect(pending: dict[Future, RasterJob], on_done: Callable[[RasterJob], None] | None):

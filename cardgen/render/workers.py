@@ -21,6 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ..errors import CardgenError
 from . import fonts
 
 
@@ -50,7 +51,7 @@ class Workers:
                 return fn(*args)
 
             return Later(here)
-        return self._started().submit(fn, *args)
+        return self._started().submit(run_guarded, fn, *args)
 
     def start(self) -> Workers:
         """Start the worker processes now rather than at the first job.
@@ -69,7 +70,7 @@ class Workers:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
+                initializer=init_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
         return self._pool
 
     def close(self, cancel: bool = False) -> None:
@@ -106,11 +107,32 @@ class Later:
         return True
 
 
-def _init_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...]) -> None:
+_setup_error: CardgenError | None = None  # what went wrong setting this worker up, if anything
+
+
+def init_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ...] = ()) -> None:
     """Workers leave Ctrl-C to the main process, which stops them and prints one line
     (otherwise every worker prints its own KeyboardInterrupt traceback); then they import the
-    renderers their jobs will use (`preload`)."""
+    renderers their jobs will use (`preload`).
+
+    A problem the user can fix (a fonts folder holding something that is not a font) is kept
+    and raised by the worker's first job instead of here: an exception in a pool's initializer
+    prints a traceback and breaks the pool, while the job's error reaches the user as one line
+    (and the main process, meeting the same fonts, usually says it first).
+    """
+    global _setup_error
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    fonts.use_project_fonts(fonts_dir, font_cache)
+    try:
+        fonts.use_project_fonts(fonts_dir, font_cache)
+    except CardgenError as exc:
+        _setup_error = exc
+        return
     for module in preload:
         importlib.import_module(module)
+
+
+def run_guarded(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) in a worker, unless setting the worker up failed: then that one-line error."""
+    if _setup_error is not None:
+        raise CardgenError(str(_setup_error))
+    return fn(*args)
