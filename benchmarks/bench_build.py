@@ -281,7 +281,8 @@ print(json.dumps(figures))
 def paper_cpu(tree: Tree, project: Path, runs: int) -> dict[str, list[float]]:
     env = tree.env()
     env[CACHE_ENV] = str(project / "build" / ".cache")
-    proc = subprocess.run([sys.executable, "-c", PAPER_CODE, str(project), str(runs)], env=env,
+    # run in the project: from the checkout, `python -c` would import the checkout's cardgen
+    proc = subprocess.run([sys.executable, "-c", PAPER_CODE, str(project), str(runs)], env=env, cwd=project,
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"one-paper measure failed for {tree.label}:\n{proc.stderr}")
@@ -382,7 +383,7 @@ print(time.perf_counter() - t)
 def bare_cairosvg(tree: Tree, fonts: Path, svg_dir: Path) -> float:
     """Convert every SVG to PDF and PNG with cairosvg alone, one process, no cache."""
     proc = subprocess.run([sys.executable, "-c", BARE_CODE, str(fonts), str(svg_dir)], env=tree.env(),
-                          capture_output=True, text=True, check=True)
+                          cwd=svg_dir, capture_output=True, text=True, check=True)
     return float(proc.stdout.strip())
 
 
