@@ -24,14 +24,22 @@ def session_cache(tmp_path_factory) -> Iterator[Path]:
 
 
 @pytest.fixture
-def project_copy(tmp_path: Path, monkeypatch) -> Path:
+def project_copy(tmp_path: Path) -> Path:
     """A private copy of the project's data (not its build output) that a test may break.
 
-    Its builds start from an empty cache of their own (build/.cache in the copy), as a fresh
-    checkout would, so a test can count what a build renders.
+    Its builds share the session's render cache: entries are named by their content (the card's
+    SVG, the fonts, the toolchain), so an edited card is a new entry and an unedited one is not
+    rendered again. A test that counts what a build renders uses `fresh_project_copy`.
     """
-    monkeypatch.delenv(CACHE_ENV)
     return load_project(ROOT).copy_sources(tmp_path / "project").root
+
+
+@pytest.fixture
+def fresh_project_copy(project_copy: Path, monkeypatch) -> Path:
+    """`project_copy` whose builds start from an empty cache of their own (build/.cache in the
+    copy), as a fresh checkout would, so a test can count what a build renders."""
+    monkeypatch.delenv(CACHE_ENV)
+    return project_copy
 
 
 class CliResult:

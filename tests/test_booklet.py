@@ -82,3 +82,14 @@ def test_imposed_sheets_are_landscape_and_read_in_order_when_folded(tmp_path, pa
     half = HALVES[paper]
     assert abs(layout.width_mm * SCALE - half.width_mm) < 0.05
     assert abs(layout.height_mm * SCALE - half.height_mm) < 0.05
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--no-rulebook",), "error: --booklet needs the rulebook: drop --no-rulebook (or --booklet)"),
+    (("--only-changed-since", "3"), "error: --booklet: an update pack (--only-changed-since 3) prints only cards"),
+])
+def test_booklet_without_a_rulebook_is_a_one_line_usage_error(cli, project_copy, args, message):
+    result = cli("build", "-v", "3.1", "--booklet", *args, cwd=project_copy)
+    assert result.code == 2 and result.err.startswith(message), result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert not (project_copy / "build").exists()  # refused before anything was written

@@ -203,26 +203,26 @@ def test_fronts_only_has_no_back_pages(tmp_path):
     assert len(pdf.pages) == -(-cards // 9)  # the tokens fit in the last sheet's empty cells
 
 
-def test_build_is_deterministic_across_caches(built, project_copy, tmp_path):
+def test_build_is_deterministic_across_caches(built, fresh_project_copy, tmp_path):
     _, _, out = built
-    _build(project_copy, tmp_path / "again")
+    _build(fresh_project_copy, tmp_path / "again")
     for name in ("sheets-a4-duplex.pdf", "sheets-letter-duplex.pdf", "png/card-katana-hilt.png", "svg/card-katana-hilt.svg"):
         assert (out / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
 
 
-def test_rebuild_renders_only_what_changed(project_copy, tmp_path, monkeypatch):
+def test_rebuild_renders_only_what_changed(fresh_project_copy, tmp_path, monkeypatch):
     started = []  # the workers a build starts before it has jobs: only for a first build into a folder
     start = Workers.start
     monkeypatch.setattr(Workers, "start", lambda self: started.append(self.preload) or start(self))
-    _, first = _build(project_copy, tmp_path, papers=("a4",))
+    _, first = _build(fresh_project_copy, tmp_path, papers=("a4",))
     assert first.rendered == first.faces
     assert started == [("cardgen.render.svgconvert",)]  # no rulebook here: weasyprint is not imported
-    _, noop = _build(project_copy, tmp_path, papers=("a4",))
+    _, noop = _build(fresh_project_copy, tmp_path, papers=("a4",))
     assert noop.rendered == 0 and not any(o.rebuilt for o in noop.outputs)
     assert len(started) == 1
-    path = project_copy / "versions/kings-blade/3.1.yml"
+    path = fresh_project_copy / "versions/kings-blade/3.1.yml"
     path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, points: 4}\n")
-    _, changed = _build(project_copy, tmp_path, papers=("a4",))
+    _, changed = _build(fresh_project_copy, tmp_path, papers=("a4",))
     assert changed.rendered == 1
     assert [o.rebuilt for o in changed.outputs] == [True]
 

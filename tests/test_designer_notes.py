@@ -21,7 +21,7 @@ from cardgen.rulebook.notes import build_notes, open_questions
 
 A4_PT = (595.28, 841.89)
 VERSIONS = [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
-            ("way-of-the-blade", "1"), ("one-true-king", "1"), ("knightfall", "1")]
+            ("way-of-the-blade", "1"), ("one-true-king", "1"), ("knightfall", "1"), ("kings-guild", "1")]
 
 
 def _snapshot(root: Path, game: str, version: str):

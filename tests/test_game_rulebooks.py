@@ -60,12 +60,13 @@ class Book:
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory) -> dict[str, Book]:
-    """Each game's A4 rulebook, built through the pipeline (no sheets, no PNGs)."""
+    """Each game's A4 rulebook, built through the pipeline (no sheets, no PNGs; the designer's
+    notes of every game are laid out by tests/test_designer_notes.py)."""
     out = {}
     for game in GAMES:
         dest = tmp_path_factory.mktemp(game)
         project, snapshot = _snapshot(ROOT, game)
-        result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, out_dir=dest))
+        result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, notes=False, out_dir=dest))
         [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
         text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
         html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
@@ -101,6 +102,21 @@ def test_readings_of_the_seed_are_in_the_book_and_the_version_notes(books, game)
     assert "Open question: " in book.rules
     assert any(c.startswith("Rulebook, open question") for c in book.snapshot.info.notes.choices)
     assert "Authoring choices" not in book.text and "Rulebook, open question" not in book.text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_short_rulebook_lists_its_sections_on_the_cover(books, game):
+    """The three short rulebooks put their contents on the cover, styled once in common/rulebook.css."""
+    book = books[game]
+    cover = book.html[book.html.index('<section class="cover'):book.html.index("</section>")]
+    assert cover.startswith('<section class="cover with-contents">') and 'class="contents cover-contents"' in cover
+    assert book.html.count('<nav class="contents') == 1  # no contents page besides the cover's list
+    first = " ".join(PdfReader(book.pdf).pages[0].extract_text().split())
+    sections = re.findall(r'<h2 id="[^"]+">([^<]+)</h2>', book.html)
+    assert len(sections) >= 5 and "Contents" in first and all(s in first for s in sections[:4]), (sections, first)
+    common = (ROOT / "templates" / "common" / "rulebook.css").read_text()
+    assert ".with-contents .cover-art" in common and ".cover-contents h2" in common
+    assert "cover-contents" not in (ROOT / "templates" / game / "rulebook.css").read_text()
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -188,7 +204,10 @@ def test_knightfall_materials_and_powers_come_from_the_data(books):
     book = books["knightfall"]
     rules = book.rules
     assert book.snapshot.deck_size("cards") == 52
-    assert "52 jumbo cards: 26 red and 26 black. 2 camp maps, 1 per player. 4 decision coins" in rules
+    # the designer's "Jumbo cards *52" is a size, not a name: players read "cards" and the size in mm
+    assert "52 cards (88 × 126 mm): 26 red and 26 black. 2 camp maps, 1 per player. 4 decision coins" in rules
+    assert "jumbo" not in book.text.lower()
+    assert book.snapshot.game.card_types["troop"].label == "Card"
     powers = " ".join(f"{label} = {n}" for n, label in enumerate(
         ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], start=1))
     assert powers in rules  # A = 1 2 = 2 ... K = 13, in order

@@ -39,7 +39,9 @@ def dutch(tmp_path_factory):
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 try:
-                    main(["build", "--version", "3.1", "--lang", lang, "--paper", "a4", "--no-png"])
+                    # the English rulebook is tested elsewhere: here only what Dutch changes
+                    extra = ["--no-rulebook"] if lang == "en" else []
+                    main(["build", "--version", "3.1", "--lang", lang, "--paper", "a4", "--no-png", *extra])
                     code = 0
                 except SystemExit as exc:
                     code = exc.code
@@ -60,10 +62,15 @@ def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
     assert "+1 zwaardpunt" in text and "+3 zwaardpunten" in text
     assert "gieten" in text and "Als je giet" in text
     assert "sword point" not in text and "When you" not in text
+    # cardgen's own page text too (cardgen/i18n/locale/nl/sheets.po)
+    assert "Afdrukken op 100 % / ware grootte" in text and "vel 1/" in text and "voorkant" in text
+    assert "dubbelzijdig afdrukken, omslaan langs de lange zijde" in text
+    assert "Print at 100 %" not in text and "sheet 1/" not in text
     # the Dutch build went to its own folder, and the English one to the usual place
     assert (root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf").is_file()
     english = _pdf_text(root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf")
     assert "+1 sword point" in english and "+3 sword points" in english and "zwaardpunt" not in english
+    assert "sheet 1/" in english and "vel 1/" not in english
 
 
 def test_dutch_build_says_it_has_no_rulebook_and_reports_text_fit(dutch):
@@ -174,6 +181,29 @@ def test_show_in_dutch_translates_effects(cli):
     assert result.code == 0, result.err
     assert "[Orkenstaal] +1 zwaardpunt" in result.out
     assert "[Elfenstaal] +3 zwaardpunten" in result.out
+
+
+def test_cardgens_own_page_text_catalogs_are_current_and_complete(cli, tmp_path, monkeypatch):
+    """`cardgen i18n own` re-extracts cardgen's page text: the committed files come back byte for
+    byte (in a copy of them), and Dutch and Italian translate every message."""
+    import shutil
+
+    from cardgen.i18n import own
+
+    committed = own.LOCALE_DIR
+    assert own.languages() == ["it", "nl"]
+    monkeypatch.setattr(own, "LOCALE_DIR", tmp_path / "locale")
+    shutil.copytree(committed, own.LOCALE_DIR)
+    before = {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")}
+    assert len(before) == 3
+    result = cli("i18n", "own", cwd=tmp_path)  # cardgen's own catalogs: no project needed
+    assert result.code == 0, result.out + result.err
+    assert {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")} == before
+    monkeypatch.setattr(own, "LOCALE_DIR", committed)
+    assert "sheets.pot: 9 messages" in result.out and result.out.count("9/9 translated") == 2
+    assert own.page_text("nl")("sheet {n}/{total}, {side}").format(n=2, total=13, side="achterkant") == \
+        "vel 2/13, achterkant"
+    assert own.page_text("de")("print one-sided") == "print one-sided"  # no catalog: cardgen's English
 
 
 def test_dutch_catalog_has_plural_forms_header():

@@ -21,6 +21,7 @@ import pytest
 from PIL import Image, ImageChops, ImageOps
 from pypdf import PdfReader
 
+from cardgen.errors import BuildError
 from cardgen.imposition import PAPER_SIZES, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile
 from cardgen.imposition.layout import fit_axis
 from cardgen.imposition.marks import mark_bounds
@@ -440,6 +441,35 @@ def test_footer_font_can_be_chosen_and_text_stays_clear_of_marks(deck, tmp_path)
             assert not mark_bounds(mark).intersects(label.box), (label.text, mark)
         assert min(label.box.x, label.box.y) >= 5 - 1e-6
         assert label.box.x1 <= A4.width_mm - 5 + 1e-6 and label.box.y1 <= A4.height_mm - 5 + 1e-6
+
+
+def test_small_pieces_put_the_scale_bar_beyond_the_ends_of_the_marks(deck, tmp_path):
+    """25 mm squares on Letter put a crop mark every 25 mm along every band: no gap between marks
+    holds the 50 mm bar, so it goes into the band's outer strip, past the marks' ends."""
+    spec = SheetSpec(25, 25, bleed_mm=0)
+    result = impose(deck(3, spec=spec), spec, LETTER, tmp_path / "out.pdf", font_path=FONTS / "AlegreyaSans-Regular.ttf")
+    [bar] = [m for m in result.marks if m.kind == "scale" and m.page == 0]
+    assert abs(abs(bar.x1 - bar.x0) + abs(bar.y1 - bar.y0) - 50) < 1e-6
+    page = [m for m in result.marks if m.page == 0 and m.kind != "scale"]
+    box = mark_bounds(bar)
+    assert all(not mark_bounds(m).intersects(box) for m in page)
+    crops = [mark_bounds(m) for m in page if mark_bounds(m).x <= box.x1 and box.x <= mark_bounds(m).x1]
+    assert crops and (box.y > max(c.y1 for c in crops) or box.y1 < min(c.y for c in crops))  # beyond them
+    for label in (lb for lb in result.labels if lb.page == 0):
+        assert all(not mark_bounds(m).intersects(label.box) for m in page + [bar]), label.text
+        assert min(label.box.x, label.box.y) >= 5 - 1e-6
+        assert label.box.x1 <= LETTER.width_mm - 5 + 1e-6 and label.box.y1 <= LETTER.height_mm - 5 + 1e-6
+    assert any(lb.text.startswith("Print at 100 %") for lb in result.labels if lb.page == 0)
+
+
+def test_page_text_that_fits_nowhere_is_one_line_naming_paper_and_layout(deck, tmp_path):
+    spec = SheetSpec(20, 20, bleed_mm=3)
+    with pytest.raises(BuildError) as caught:
+        impose(deck(3, spec=spec), spec, LETTER, tmp_path / "out.pdf", font_path=FONTS / "AlegreyaSans-Regular.ttf")
+    message = str(caught.value)
+    assert message.startswith("Letter print sheet 1, front: 20 x 20 mm pieces 10 x 13 a sheet leave no room for "
+                              "'50 mm' between the 5 mm margin and the pieces")
+    assert "\n" not in message and not (tmp_path / "out.pdf").exists()
 
 
 def test_missing_font_is_an_error(deck, tmp_path):

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
@@ -32,6 +32,12 @@ def _snapshot(root=ROOT):
 def _text(path: Path) -> str:
     """The PDF's text as a reader sees it, words hyphenated at a line end joined again."""
     raw = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
+
+
+def _text_of_page(path: Path, index: int) -> str:
+    raw = subprocess.run(["pdftotext", "-f", str(index + 1), "-l", str(index + 1), str(path), "-"],
+                         capture_output=True, text=True, check=True).stdout
     return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
 
 
@@ -166,14 +172,15 @@ def test_precious_resource_without_its_room(cli, project_copy):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The King's Guild built on A4 in Italian and in English, sheets and rulebook, no PNGs."""
+    """The King's Guild built on A4 in Italian and in English, sheets and rulebook, no PNGs (its
+    designer's notes are tested in tests/test_designer_notes.py)."""
     project = load_project(ROOT)
     _, snapshot = _snapshot()
     results = {}
     for lang in ("it", "en"):
         out = tmp_path_factory.mktemp(f"kg-{lang}")
         localised = localise(snapshot, lang)
-        options = BuildOptions(papers=("a4",), out_dir=out, png=False)
+        options = BuildOptions(papers=("a4",), out_dir=out, png=False, notes=False)
         results[lang] = (localised, build(project, localised, options), out)
     return results
 
@@ -194,6 +201,30 @@ def test_rulebooks_speak_their_language(built):
         assert phrase in en, phrase
     left = [w for w in ITALIAN_WORDS if w in en]
     assert left == [], f"Italian left in the English rulebook: {left}"
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_players_rulebook_has_no_developer_vocabulary(built, lang):
+    snapshot, _, out = built[lang]
+    text = _text(out / "rulebook-a4.pdf")
+    assert len(text) > 3000
+    assert developer_vocabulary(text, snapshot) == []
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_players_rulebook_leaves_the_authoring_choices_to_the_designers_notes(built, lang):
+    """The choices made where the author's document is silent are the designer's material
+    (notes-<paper>.pdf); players get the rules and, on the cover, the credits."""
+    snapshot, _, out = built[lang]
+    text = _text(out / "rulebook-a4.pdf")
+    cover = _text_of_page(out / "rulebook-a4.pdf", 0)
+    choices = snapshot.info.notes.choices
+    assert len(choices) >= 12
+    printed = [c for c in choices if " ".join(c.split())[:60] in text]
+    assert printed == []
+    assert {"it": "Note su questa versione", "en": "Notes on this version"}[lang] not in text
+    for line in snapshot.game.file.credits:
+        assert " ".join(line.split()) in cover
 
 
 def test_rulebook_scoring_summary_is_computed_from_the_data(built):
@@ -249,12 +280,24 @@ def test_main_board_is_tiled_and_tokens_are_cut(built):
     assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
     pages = PdfReader(out / "sheets-a4-onesided.pdf").pages  # tiles are printed one-sided
     footers = [page.extract_text().splitlines()[-1] for page in pages]
-    tiles = [f for f in footers if "tabellone · tile" in f]
-    assert len(tiles) == 4 and sum("tile 1,1 of 2 x 2" in f for f in tiles) == 1
+    tiles = [f for f in footers if "tabellone · parte" in f]  # cardgen's page text speaks Italian too
+    assert len(tiles) == 4 and sum("parte 1,1 di 2 x 2" in f for f in tiles) == 1
+    assert all("stampa solo fronte" in f for f in tiles) and not any("tile" in f for f in footers)
     # landscape pages, each tile region 4 mm into its neighbour's
     for page in pages:
-        if "tabellone · tile" in page.extract_text():
+        if "tabellone · parte" in page.extract_text():
             assert float(page.mediabox.width) > float(page.mediabox.height)
+
+
+def test_sheet_notice_and_footers_are_in_the_builds_language(built):
+    """cardgen's own words on the sheets (i18n.own): Italian for the Italian game, English for --lang en."""
+    it = _text(built["it"][2] / "sheets-a4-duplex.pdf")
+    en = _text(built["en"][2] / "sheets-a4-duplex.pdf")
+    assert "Stampa al 100 % / dimensioni reali (non “adatta alla pagina”): la barra deve misurare 50 mm" in it
+    assert "foglio 1/" in it and "fronte" in it and "retro" in it and "stampa fronte-retro, capovolgi sul lato lungo" in it
+    assert "sheet 1/" not in it and "Print at 100 %" not in it and "print duplex" not in it
+    assert "Print at 100 % / actual size" in en and "sheet 1/" in en and "print duplex, flip on long edge" in en
+    assert "foglio" not in en and "Stampa" not in en
 
 
 def test_i18n_status_of_the_kings_guild(cli):

@@ -98,3 +98,14 @@ def test_new_refuses_an_existing_game(cli, project_copy):
     assert result.code == 2
     assert "game 'kings-blade' already exists" in result.err
     assert cli("new", "!!!", cwd=project_copy).code == 2
+
+
+def test_new_never_overwrites_a_template_left_from_an_earlier_game(cli, project_copy):
+    mine = project_copy / "templates" / "dragon-race" / "card.svg.j2"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own drawing")
+    result = cli("new", "Dragon Race", cwd=project_copy)
+    assert result.code == 2 and "card.svg.j2 already exists; refusing to overwrite it" in result.err, result.err
+    assert mine.read_text() == "my own drawing"
+    assert not (project_copy / "card_data" / "dragon-race").exists()  # nothing half-made
+    assert sorted(p.name for p in mine.parent.iterdir()) == ["card.svg.j2"]

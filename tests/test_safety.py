@@ -650,3 +650,18 @@ def test_i18n_writes_catalogs_only_inside_the_game(cli, project_copy, tmp_path):
     assert "leads outside" in text, text
     assert list(away.iterdir()) == [] and {p: p.read_bytes() for p in locale.glob("*.pot")} == pots
     assert cli("i18n", "update", "--lang", "nl", cwd=project_copy).code == 0
+
+
+@pytest.mark.parametrize("how", ["linked outside", "not a font", "empty"])
+@pytest.mark.parametrize("command", ["validate", "build"])
+def test_a_bad_font_file_is_one_line(cli, project_copy, how, command):
+    font = project_copy / "fonts" / "Extra.ttf"
+    if how == "linked outside":
+        font.symlink_to("/etc/hostname")
+    else:
+        font.write_bytes(b"" if how == "empty" else b"<html>not a font</html>")
+    result = cli(command, "-v", "1", *(["--out", "o", "--no-rulebook"] if command == "build" else []), cwd=project_copy)
+    text = one_line(result, 1)
+    expected = "leads outside" if how == "linked outside" else "is not a usable TrueType/OpenType font"
+    assert "Extra.ttf" in text and expected in text, text
+    assert not (project_copy / "o").exists()

@@ -159,9 +159,13 @@ def test_endpoints_serve_only_what_they_should(served, project_copy):
     assert status == 200 and svg.startswith(b"<?xml") and b'width="69mm"' in svg
     status, font = served.get("/fonts/Cinzel-Regular.ttf")
     assert status == 200 and font == (project_copy / "fonts/Cinzel-Regular.ttf").read_bytes()
+    (project_copy / "fonts/Leak.ttf").symlink_to("/etc/hostname")  # a link in fonts/ leading out of the project
     for attack in ("/fonts/../cardgen.yml", "/fonts/%2e%2e/cardgen.yml", "/files/../../../cardgen.yml",
-                   "/fonts/OFL-Cinzel.txt", "/card/../cardgen.yml", "/etc/passwd"):
+                   "/fonts/OFL-Cinzel.txt", "/card/../cardgen.yml", "/etc/passwd", "/fonts/Leak.ttf"):
         assert served.get(attack)[0] == 404, attack
+    status, diff = served.get("/diff")  # the link is named, not read, wherever the fonts are loaded
+    assert status == 200 and b"Leak.ttf leads outside" in diff and b"hostname" not in diff.split(b"(to")[0]
+    (project_copy / "fonts/Leak.ttf").unlink()
     status, diff = served.get("/diff")
     assert status == 200 and b"Version 3 -> " in diff and b"Forge" in diff
     code, err = served.stop()

@@ -233,7 +233,7 @@ def test_game_without_simulation_hook(cli):
 
 def test_report_is_self_contained_and_deterministic(cli, tmp_path):
     path = tmp_path / "report.html"
-    result = cli("simulate", "--compare", "3", "3.1", "--games", "40", "--claim-games", "40", "--jobs", "1",
+    result = cli("simulate", "--compare", "3", "3.1", "--games", "40", "--claim-games", "20", "--jobs", "1",
                  "--format", "json", "--report", str(path))
     assert result.code == 0, result.err
     html = path.read_text()
@@ -244,6 +244,10 @@ def test_report_is_self_contained_and_deterministic(cli, tmp_path):
     assert "Game length" in html and "Card strength, version 3.1" in html and "Mine size over the rounds" in html
     assert html.count('class="verdict') == 14  # seven claims, two versions
     assert "Katana Hilt" in html
+    # how the games were played, per version: 3 leaves the six open table rules to the engine, 3.1 sets them
+    v3, v31 = html.split("<h3>Version 3</h3>")[1].split("<h3>Version 3.1</h3>")
+    assert v3.count("the version leaves it open") == 6 and "the version leaves it open" not in v31
+    assert "Players who tie for the most sword points share the win." in v31
 
 
 def test_simulation_for_is_cached_per_version():

@@ -68,6 +68,10 @@ class Scripted:
     def wants_end(self, t, p):
         return self._end
 
+    def pick_blade(self, t, p, shown):
+        self.shown = len(shown)  # how many blades lay face up when this player picked
+        return 0
+
 
 def table(version: str, players: int = 2, bots=None, data=None):
     data = data or TABLES[version]
@@ -454,3 +458,108 @@ def test_the_mine_running_empty_is_recorded_with_its_round():
     assert record["events"]["mine_empty"] == 2
     assert record["tallies"]["empty_mine_turns"] == 3
     assert record["series"]["mine"] == [1, 0, 0]
+
+
+# --- the table rules a version sets or leaves open -------------------------------------------------
+
+OPEN = ("blade_deal", "market_refill", "market_runs_out", "metal_discard", "mine_runs_out", "metal_order")
+
+
+def with_rules(version: str, **rules):
+    """The version's table with some rules set otherwise, as a version's YAML would set them."""
+    snap = snapshot(version)
+    return E.compile_table(dataclasses.replace(snap, rules={**snap.rules, **rules}))
+
+
+def test_open_table_rules_are_the_versions_values_or_a_stated_reading():
+    snap31, snap1 = snapshot("3.1"), snapshot("1")
+    assert {k: TABLES["3.1"]["rules"][k] for k in OPEN} == {k: snap31.rules[k] for k in OPEN}
+    assert not any("leaves it open" in a for a in TABLES["3.1"]["assumptions"])
+    # version 1 sets none of them: each reading is an assumption, in the sentence game.yml gives it
+    assert all(snap1.rules.get(k) is None for k in OPEN)
+    specs = snap1.game.rule_specs
+    for rule in OPEN:
+        value = TABLES["1"]["rules"][rule]
+        assert (f"{specs[rule].label}: the version leaves it open; played as '{value}': {specs[rule].values[value]}"
+                in TABLES["1"]["assumptions"])
+    assert TABLES["1"]["assumptions"][len(OPEN):] == E.ASSUMPTIONS
+
+
+def test_a_rule_value_the_engine_cannot_play_is_named():
+    with pytest.raises(E.UnknownEffect, match="rule 'market_refill': value 'never' has no simulation rule in the "
+                                              "engine \\(known: immediately, on_restock\\)"):
+        with_rules("3.1", market_refill="never")
+
+
+def test_blade_draft_shows_one_more_than_players_and_the_last_player_picks_first():
+    bots = [Scripted() for _ in range(4)]
+    t = table("3.1", bots=bots, data=with_rules("3.1", blade_deal="draft"))
+    assert [b.shown for b in bots] == [2, 3, 4, 5]  # seat 4 saw all five, seat 1 the last two
+    blades = [p.parts[0].card for p in t.players]
+    assert all(c.type == "blade" for c in blades) and sum(len(p.parts) for p in t.players) == 4
+    dealt = table("3.1", players=4)  # deal_random, as 3.1 says: nobody is asked
+    assert all(len(p.parts) == 1 and p.parts[0].card.type == "blade" for p in dealt.players)
+
+
+def test_greedy_drafts_the_most_promising_blade():
+    t = table("3.1", players=4)
+    blades = sorted({c.index: c for c in t.cards if c.type == "blade"}.values(), key=lambda c: c.appeal)
+    greedy = KB.bots.make_bot("greedy")
+    assert blades[greedy.pick_blade(t, t.players[0], blades)] is blades[-1]
+
+
+def test_market_refill_on_restock_leaves_the_place_empty():
+    t = table("3.1", data=with_rules("3.1", market_refill="on_restock"))
+    shown = list(t.market)
+    t.take_market(t.players[0], 1)
+    assert t.market == [shown[0], shown[2], shown[3]]
+    t.restock()
+    assert len(t.market) == 4 and t.market_discard == [shown[0], shown[2], shown[3]]
+
+
+def test_market_that_stays_empty_is_not_reshuffled_or_restocked():
+    t = table("3.1", data=with_rules("3.1", market_runs_out="stays_empty"))
+    t.market_pile = t.market_pile[:2]
+    t.restock()  # two cards from the pile; the four shown go to the discards
+    assert len(t.market) == 2 and len(t.market_discard) == 4 and t.market_pile == []
+    assert not t.can_restock() and ("restock",) not in E.legal_actions(t, t.players[0])
+    t.take_market(t.players[0], 0)
+    assert len(t.market) == 1  # nothing comes from the discards
+    again = table("3.1")  # reshuffle, as 3.1 says
+    again.market_pile = again.market_pile[:2]
+    again.restock()
+    assert len(again.market) == 4 and again.can_restock()
+
+
+def test_discarded_metal_is_shuffled_into_the_mine():
+    positions = {}
+    for reading in ("mine_bottom", "mine_shuffle"):
+        t = table("3.1", data=with_rules("3.1", metal_discard=reading))
+        size = len(t.mine)
+        found = []
+        for i in range(20):
+            t.mine = [0] * size
+            t._discard(1)
+            found.append(t.mine.index(1))
+            assert len(t.mine) == size + 1
+        positions[reading] = found
+    assert set(positions["mine_bottom"]) == {0}  # under the pile: drawn last
+    assert len(set(positions["mine_shuffle"])) > 5
+
+
+def test_an_empty_mine_ends_the_game_at_once_under_game_ends():
+    bots = [Scripted(action=("mine",)), Scripted(action=("mine",))]
+    t = table("1", bots=bots, data=with_rules("1", mine_runs_out="game_ends"))  # V1: no hand limit
+    t.mine = t.mine[:3]
+    record = t.play(max_turns=10)
+    assert (record["ended"], record["ender"], record["stall"], record["turns"]) == (True, None, None, 3)
+    assert record["events"]["mine_empty"] == 2
+    from cardgen.simulate import stats
+
+    totals = stats.Totals(2)
+    totals.add(record)  # a game a rule ended: ended, and no player's
+    assert totals.ended == 1 and sum(totals.ended_by.values()) == 0 and not totals.stalls
+    t = table("1", bots=[Scripted(action=("mine",)), Scripted(action=("mine",))])  # take_what_is_left
+    t.mine = t.mine[:3]
+    record = t.play(max_turns=10)
+    assert (record["ended"], record["stall"], record["turns"]) == (False, "no end condition", 10)

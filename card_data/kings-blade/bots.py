@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine import Part, Player, Table, legal_actions, part_score
+from .engine import CardRule, Part, Player, Table, fill, legal_actions, part_score
 
 # What an ability is worth to its owner, in sword points, for choosing between moves.
 UTILITY = {
@@ -90,12 +90,7 @@ class Strategy:
         options = [0] if t.earliest_out else range(len(metals))
         best = None
         for out in options:
-            kept = metals[:out] + metals[out + 1:]
-            has = filled = 0
-            for m in kept:
-                b = 1 << m
-                has |= b
-                filled += 2 if part.card.double & b else 1
+            has, filled = fill(part.card, metals[:out] + metals[out + 1:])
             score = part_score(part.card, has, filled)
             if best is None or (score > best[2] if maximise else score < best[2]):
                 best = (has, filled, score, out)
@@ -131,6 +126,10 @@ class Strategy:
             return None
         return best
 
+    def pick_blade(self, t: Table, player: Player, shown: list[CardRule]) -> int:
+        """blade_deal: draft: the blade that promises most per metal it needs."""
+        return max(range(len(shown)), key=lambda i: (shown[i].appeal, -i))
+
     def wants_free_restock(self, t: Table, player: Player) -> bool:
         return self._best_take(t, player)[0] < 0
 
@@ -160,13 +159,7 @@ class Strategy:
         own = part.owner == pourer.seat
         best_index, best_score = 0, None
         for out in range(len(part.metals)):
-            kept = part.metals[:out] + part.metals[out + 1:]
-            has = filled = 0
-            for m in kept:
-                b = 1 << m
-                has |= b
-                filled += 2 if part.card.double & b else 1
-            score = part_score(part.card, has, filled)
+            score = part_score(part.card, *fill(part.card, part.metals[:out] + part.metals[out + 1:]))
             if best_score is None or (score > best_score if own else score < best_score):
                 best_index, best_score = out, score
         return best_index
@@ -252,6 +245,9 @@ class RandomPlayer:
         if not t.token_required:
             options.append(None)
         return t.rng.choice(options)
+
+    def pick_blade(self, t: Table, player: Player, shown: list[CardRule]) -> int:
+        return t.rng.randrange(len(shown))
 
     def wants_free_restock(self, t: Table, player: Player) -> bool:
         return t.rng.random() < 0.5

@@ -5,8 +5,11 @@ version's rules, the mine's metals with their counts, every sword part with its 
 structured effects); `play` deals and plays one game from that data. Change a card, a count or a
 rule in the YAML and the next simulation plays the changed game.
 
-Where the designer's document is silent the engine chooses, and says so (ASSUMPTIONS below; the
-report prints them):
+The table rules the designer's document leaves open (handing out blades, refilling the market,
+where discarded metal goes, an empty mine...) are rules in game.yml; a version that sets them
+(3.1) is played by its values. Where a version leaves one open, the engine plays the reading in
+OPEN_RULE_READINGS and the report says so, in the sentence game.yml gives that value. What no
+rule covers, the engine chooses and says so too (ASSUMPTIONS below; the report prints both):
 """
 
 from __future__ import annotations
@@ -15,18 +18,27 @@ from random import Random
 from typing import Any
 
 ASSUMPTIONS = [
-    "Metal that pours out of a card, and metal nobody can hold, goes to the bottom of the mine.",
-    ("A card taken from the market is replaced at once from the market's drawing pile; when the "
-     "pile runs out, the market's discards are shuffled into a new one."),
     "Effect draws (extra mine metal, overflow to your hand, sabotage draw) respect the hand limit.",
     "Extra pours (extra_pour) may go into any card the player may pour into.",
     "V1's 'move cards into the forge' works like an optional forge token: one card, or none.",
     ("Overflow that bounces (overflow_bounce) goes to another card with a forge token that the bouncing "
      "card's owner chooses; a chain of more than 50 bounces is an overflow loop: it is counted and the "
-     "metal goes to the mine."),
+     "metal is discarded."),
     "A player may end the game (when the version allows) after any action, their own or another's.",
     "Players who tie for the most sword points share the win.",
 ]
+
+# The values of the open table rules the engine can play (game.yml explains each); the first is
+# what the engine plays when a version leaves the rule unset. metal_order only says how players
+# keep the order on the table: the engine always knows it.
+OPEN_RULE_READINGS = {
+    "blade_deal": ("deal_random", "draft"),
+    "market_refill": ("immediately", "on_restock"),
+    "market_runs_out": ("reshuffle", "stays_empty"),
+    "metal_discard": ("mine_bottom", "mine_shuffle"),
+    "mine_runs_out": ("take_what_is_left", "game_ends"),
+    "metal_order": ("row",),
+}
 
 # Effects the engine plays. A version whose cards use another effect kind cannot be simulated
 # until the engine learns it (simulation() says which card and effect).
@@ -44,6 +56,12 @@ class UnknownEffect(Exception):
         super().__init__(f"card '{card}': effect '{kind}' has no simulation rule in the engine "
                          f"(known: {', '.join(KNOWN_KINDS)})")
         self.card, self.kind = card, kind
+
+
+class UnknownRuleValue(UnknownEffect):
+    def __init__(self, rule: str, value: Any, known: tuple[str, ...]):
+        Exception.__init__(self, f"rule '{rule}': value '{value}' has no simulation rule in the engine "
+                                 f"(known: {', '.join(known)})")
 
 
 # --- the version as plain data -------------------------------------------------------------------
@@ -90,6 +108,7 @@ def compile_table(snapshot) -> dict[str, Any]:
                       "effects": effects})
         (blades if card.type in dealt_types else market).extend([index] * card.count)
     rules = dict(snapshot.rules)
+    table_rules, assumptions = open_rules(game.rule_specs, rules)
     return {
         "version": snapshot.version,
         "metals": metals,
@@ -102,13 +121,46 @@ def compile_table(snapshot) -> dict[str, Any]:
             "overflow": rules.get("overflow", "earliest_out"),
             "forge": rules.get("forge", "token_optional"),
             "end_condition": list(rules.get("end_condition") or []),
+            **table_rules,
         },
+        "assumptions": assumptions + ASSUMPTIONS,
         "part_types": part_types,
         "mine": mine,
         "blades": blades,
         "market": market,
         "parts": parts,
     }
+
+
+def open_rules(specs: dict[str, Any], rules: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """The open table rules as the version sets them, the engine's reading where it does not,
+    and one sentence per reading the engine chose (game.yml's label and value sentence)."""
+    played: dict[str, str] = {}
+    assumptions: list[str] = []
+    for name, readings in OPEN_RULE_READINGS.items():
+        value = rules.get(name)
+        if value is None:
+            value = readings[0]
+            spec = specs.get(name)
+            if spec is not None and spec.values and value in spec.values:
+                assumptions.append(f"{spec.label or name}: the version leaves it open; played as '{value}': "
+                                   f"{spec.values[value]}")
+            else:
+                assumptions.append(f"{name}: the version leaves it open; played as '{value}'.")
+        elif value not in readings:
+            raise UnknownRuleValue(name, value, readings)
+        played[name] = value
+    return played, assumptions
+
+
+def fill(card: CardRule, metals: list[int]) -> tuple[int, int]:
+    """The bit mask of `metals` and how far they fill `card` (a counts_double metal counts 2)."""
+    double, has, filled = card.double, 0, 0
+    for m in metals:
+        b = 1 << m
+        has |= b
+        filled += 2 if double & b else 1
+    return has, filled
 
 
 class CardRule:
@@ -153,12 +205,7 @@ class Part:
         return self.filled >= self.card.needs
 
     def refresh(self) -> None:
-        double, has, filled = self.card.double, 0, 0
-        for m in self.metals:
-            b = 1 << m
-            has |= b
-            filled += 2 if double & b else 1
-        self.has, self.filled = has, filled
+        self.has, self.filled = fill(self.card, self.metals)
 
     def ability(self, kind: str) -> int:
         total = 0
@@ -217,6 +264,11 @@ class Table:
         self.earliest_out = self.rules["overflow"] == "earliest_out"
         self.token_required = self.rules["forge"] == "token_required"
         self.fill_hand = self.rules["mine_action"] == "fill_hand"
+        self.refill_now = self.rules["market_refill"] == "immediately"
+        self.reshuffle = self.rules["market_runs_out"] == "reshuffle"
+        self.discard_shuffles = self.rules["metal_discard"] == "mine_shuffle"
+        self.empty_mine_ends = self.rules["mine_runs_out"] == "game_ends"
+        self.mine_ran_out = False  # under game_ends: the last metal was taken, the game is over
         self.turn = 0
         self.round = 0
         # what the runner's statistics read
@@ -237,9 +289,15 @@ class Table:
         self._fill_market(self.rules["market_face_up"])
         blades = [cards[i] for i in table["blades"]]
         rng.shuffle(blades)
-        for player in self.players:
-            if blades:
-                self._gain(player, blades.pop())
+        if self.rules["blade_deal"] == "draft":
+            shown = [blades.pop() for _ in range(min(len(blades), self.n + 1))]
+            for player in reversed(self.players):  # the last player picks first, then anticlockwise
+                if shown:
+                    self._gain(player, shown.pop(player.bot.pick_blade(self, player, shown)))
+        else:
+            for player in self.players:
+                if blades:
+                    self._gain(player, blades.pop())
         for player in self.players:
             for _ in range(self.rules["starting_hand"]):
                 self._draw(player)
@@ -280,7 +338,7 @@ class Table:
         return targets
 
     def can_restock(self) -> bool:
-        return bool(self.market_pile or self.market_discard)
+        return bool(self.market_pile or (self.reshuffle and self.market_discard))
 
     def mine_draw_count(self, player: Player) -> int:
         """Metals the mine action would draw now (extra metals from mine_bonus fit the hand too)."""
@@ -300,9 +358,16 @@ class Table:
         if not self.mine or self.room(player) <= 0:
             return False
         player.hand.append(self.mine.pop())
-        if not self.mine and self.mine_empty_round is None:
-            self.mine_empty_round = self.round + 1  # rounds count from 1, as players say
+        if not self.mine:
+            if self.mine_empty_round is None:
+                self.mine_empty_round = self.round + 1  # rounds count from 1, as players say
+            self.mine_ran_out = self.empty_mine_ends
         return True
+
+    def _discard(self, metal: int) -> None:
+        """Discarded metal goes back into the mine: under it, or shuffled in (metal_discard)."""
+        at = self.rng.randrange(len(self.mine) + 1) if self.discard_shuffles else 0
+        self.mine.insert(at, metal)
 
     def _gain(self, player: Player, card: CardRule) -> Part:
         part = Part(card, player.seat)
@@ -313,7 +378,7 @@ class Table:
     def _fill_market(self, size: int) -> None:
         while len(self.market) < size:
             if not self.market_pile:
-                if not self.market_discard:
+                if not self.market_discard or not self.reshuffle:
                     return
                 self.market_pile = self.market_discard
                 self.market_discard = []
@@ -323,7 +388,8 @@ class Table:
     def take_market(self, player: Player, index: int) -> Part:
         card = self.market.pop(index)
         part = self._gain(player, card)
-        self._fill_market(self.rules["market_face_up"])
+        if self.refill_now:
+            self._fill_market(self.rules["market_face_up"])
         return part
 
     def take_top(self, player: Player) -> Part | None:
@@ -378,14 +444,14 @@ class Table:
                 if bounces >= LOOP_LIMIT:
                     for card_id in sorted(set(chain)):
                         self.loops[card_id] = self.loops.get(card_id, 0) + 1
-                    self.mine.insert(0, out)
+                    self._discard(out)
                     return
                 self._pour_into(owner, out, target, bounces + 1, chain)
                 return
         if keep and self.room(owner) > 0:
             owner.hand.append(out)
         else:
-            self.mine.insert(0, out)
+            self._discard(out)
 
     def _bounce_options(self, source: Part) -> list[Part]:
         """Where bouncing metal may go: another card with a forge token (a guarded complete card
@@ -425,6 +491,8 @@ class Table:
             if self.turn % self.n == 0:
                 series.append(len(self.mine))
                 self.round += 1
+            if self.mine_ran_out:  # mine_runs_out: game_ends
+                break
             ender = self._who_ends(player.seat)
             if ender is not None or passes >= self.n:
                 break
@@ -467,7 +535,7 @@ class Table:
     def _record(self, ender: int | None, deadlock: bool, series: list[int]) -> dict[str, Any]:
         scores = self.scores()
         best = max(scores)
-        if ender is not None:
+        if ender is not None or self.mine_ran_out:
             stall = None
         elif deadlock:  # every player in turn had no legal action (before the cap)
             stall = "no legal action"
@@ -477,7 +545,7 @@ class Table:
             stall = "turn cap"
         return {
             "seats": [p.bot.name for p in self.players],
-            "ended": ender is not None,
+            "ended": ender is not None or self.mine_ran_out,
             "ender": ender,
             "stall": stall,
             "turns": self.turn,

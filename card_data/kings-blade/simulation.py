@@ -12,7 +12,7 @@ from typing import Any
 
 from . import claims as claim_rules
 from .bots import BOTS, make_bot
-from .engine import ASSUMPTIONS, CardRule, Table, UnknownEffect, compile_table
+from .engine import CardRule, Table, UnknownEffect, compile_table
 
 
 class SimulationError(Exception):
@@ -21,13 +21,13 @@ class SimulationError(Exception):
 
 class KingsBladeSimulation:
     bots = BOTS
-    assumptions = ASSUMPTIONS
 
     def __init__(self, snapshot):
         try:
             self.table = compile_table(snapshot)
-        except UnknownEffect as exc:
+        except UnknownEffect as exc:  # an effect, or a rule value, the engine cannot play
             raise SimulationError(str(exc)) from None
+        self.assumptions: list[str] = self.table["assumptions"]  # the rules' gaps, this version's
         self.cards = [CardRule(i, data) for i, data in enumerate(self.table["parts"])]
         self.card_info = {c.id: {"name": c.name, "type": c.type} for c in self.cards}
         self.version = snapshot.version

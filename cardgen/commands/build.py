@@ -9,7 +9,7 @@ import click
 
 from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
-from ..errors import display_path
+from ..errors import InputError, display_path
 from ..pipeline import build
 from ..render.workers import worker_count
 from .common import game_option, lang_option, parse_offset, snapshot_from, version_option
@@ -43,6 +43,7 @@ from .common import game_option, lang_option, parse_offset, snapshot_from, versi
 def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
             jobs, quiet, strict, timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
+    _check_booklet(booklet, no_rulebook, since)
     started = time.perf_counter()
     project, snapshot = snapshot_from(ctx, game, version, lang)
     old = None
@@ -60,7 +61,7 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
         changed_since=old,
         rulebook=not no_rulebook and old is None,
         notes=not no_rulebook and old is None,
-        booklet=booklet and not no_rulebook and old is None,
+        booklet=booklet,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
         strict=strict,
     )
@@ -130,3 +131,13 @@ def timing_lines(stages: list[Timing], elapsed: float, workers: int) -> list[str
     overlap = f", stages overlapping on {workers} worker processes" if workers > 1 else ""
     lines.append(f"  {'total':<{width}}  {elapsed:6.2f} s   wall clock{overlap}")
     return lines
+
+
+def _check_booklet(booklet: bool, no_rulebook: bool, since: str | None) -> None:
+    """The booklet is the rulebook imposed for folding: asking for it without a rulebook is a
+    contradiction to point out, not a request to ignore."""
+    if booklet and no_rulebook:
+        raise InputError("--booklet needs the rulebook: drop --no-rulebook (or --booklet)")
+    if booklet and since is not None:
+        raise InputError(f"--booklet: an update pack (--only-changed-since {since}) prints only cards, "
+                         "no rulebook to fold; build the booklet without --only-changed-since")

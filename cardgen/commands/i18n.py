@@ -118,6 +118,44 @@ def status_command(ctx, game, langs, show_all):
         ctx.exit(1)
 
 
+@command.command(name="own")
+@click.option("--lang", "-l", "langs", multiple=True, metavar="LANG",
+              help="Language to start (repeatable); every language cardgen has is always updated.")
+@click.pass_context
+def own_command(ctx, langs):
+    """cardgen's own page text (print-sheet notice, footers): extract, update its catalogs, show
+    how complete they are (exit 1 when incomplete). For translators of cardgen, not of a game."""
+    from ..i18n import own
+
+    targets = sorted(set(own.languages()) | {catalogs.check_language(x) for x in langs})
+    if own.SOURCE_LANG in targets:  # every problem before the first file is written
+        raise click.UsageError(f"'{own.SOURCE_LANG}' is the language cardgen's page text is written in: "
+                               "it needs no catalog")
+    # cardgen's own catalogs: written only inside its locale folder (after links), through the
+    # same guard as a game's
+    with open_data_folder(None, own.LOCALE_DIR, own.LOCALE_DIR, "i18n own") as inside:
+        paths = {lang: inside(own.po_path(lang)) for lang in targets}
+        template = own.extract()
+        catalogs.write(inside(own.pot_path()), template)
+        total = sum(1 for m in template if m.id)
+        click.echo(f"{display_path(own.pot_path())}: {total} messages")
+        incomplete = False
+        for lang in targets:
+            path = paths[lang]
+            if path.is_file():
+                catalog = catalogs.read(path, lang)
+            else:
+                catalog = catalogs.Catalog(locale=lang, project="cardgen", creation_date=catalogs.FIXED_DATE,
+                                           revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
+            catalog.update(template, no_fuzzy_matching=False)
+            catalogs.write(path, catalog)
+            done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy)
+            incomplete |= done < total
+            click.echo(f"{display_path(path)}: {done}/{total} translated")
+    if incomplete:
+        ctx.exit(1)
+
+
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return repr(text if len(text) <= 70 else text[:67] + "...")

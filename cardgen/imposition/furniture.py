@@ -4,16 +4,21 @@ and the art, clear of every mark.
 A band is the strip from the blank margin to the art (bottom, top, left, right). Marks crossing
 it cut it into free intervals; each item goes, centred, into the free interval nearest the
 middle of the page that holds it, trying the bands in the item's order. Left and right bands
-take text running upwards. An item that fits nowhere is an error, not a silent loss: a sheet
-whose "print at 100 %" notice is missing gets printed shrunk.
+take text running upwards. Where small pieces put a crop mark every few centimetres, no free
+interval along a band may be long enough (the 50 mm bar); the item then goes into a band's outer
+lane, between the blank margin and the ends of the marks, which no mark crosses. An item that
+fits nowhere is an error (NoRoom), not a silent loss: a sheet whose "print at 100 %" notice is
+missing gets printed shrunk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reportlab.pdfbase import pdfmetrics
 
+from ..i18n.own import N_
 from ..units import pt_to_mm
 from .geometry import EPS_MM, Label, Mark, Rect
 from .marks import SCALE_TICK_MM, mark_bounds
@@ -23,8 +28,19 @@ MIN_TEXT_PT = 4.5      # shrunk to this before rotating into a side band
 PAD_MM = 0.8           # text and bars keep this far from marks
 ART_PAD_MM = 0.3       # and this far from the art
 SCALE_LEN_MM = 50.0
-NOTICE = "Print at 100 % / actual size (not \u201cfit to page\u201d): the bar must measure 50 mm"
+NOTICE = N_("Print at 100 % / actual size (not \u201cfit to page\u201d): the bar must measure 50 mm")
+NOTICE_SHORT = N_("Print at 100 %")
+# the rest of cardgen's page text (a caller translates it with i18n.own.page_text)
+# Translators: the footer of a print sheet: "sheet 2/13, back"
+SHEET = N_("sheet {n}/{total}, {side}")
+SIDES = {"front": N_("front"), "back": N_("back")}
+DUPLEX = N_("print duplex, flip on long edge")
+ONE_SIDED = N_("print one-sided")
 SCALE_TEXT = "50 mm"
+
+
+class NoRoom(ValueError):
+    """An item of page text (or the scale bar) fits in no band of its page."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +58,8 @@ def place(items: list[Item], page: int, page_w: float, page_h: float, margin: fl
     """Labels (and scale bars) for `items` on one page; raises ValueError if one cannot fit."""
     bands = _bands(page_w, page_h, margin, art)
     free = {name: _free(band, name, marks) for name, band in bands.items()}
-    labels, bars = [], []
+    labels: list[Label] = []
+    bars: list[Mark] = []
     for item in items:
         placed = None
         for text in (item.text, *item.shorter):
@@ -56,12 +73,18 @@ def place(items: list[Item], page: int, page_w: float, page_h: float, margin: fl
                     break
             if placed:
                 break
+        in_lane = False
         if not placed:
-            raise ValueError(f"no room for {item.text!r} between the {margin:g} mm margin and the pieces")
+            placed, in_lane = _in_outer_lane(item, bands, marks, labels, bars, page, font), True
+        if not placed:
+            raise NoRoom(f"no room for {item.text!r} between the {margin:g} mm margin and the pieces")
         label, bar = placed
         labels.append(label)
         if bar:
             bars.append(bar)
+        if in_lane:  # the bands' free intervals must now keep clear of it too
+            taken = [lb.box for lb in labels] + [mark_bounds(b) for b in bars]
+            free = {name: _free(band, name, marks, taken) for name, band in bands.items()}
     return labels, bars
 
 
@@ -79,17 +102,55 @@ def _bands(w: float, h: float, margin: float, art: Rect) -> dict[str, Rect]:
     }
 
 
+def _in_outer_lane(item: Item, bands: dict[str, Rect], marks: list[Mark], labels: list[Label],
+                   bars: list[Mark], page: int, font: str):
+    """`item` in the strip of a band between the blank margin and the outer ends of the marks
+    crossing it, clear of what this page already placed there; None if no band has one."""
+    for text in (item.text, *item.shorter):
+        candidate = Item(text, item.bands, item.scale)
+        for size in (TEXT_PT, MIN_TEXT_PT):
+            for name in item.bands:
+                lane = _outer_lane(name, bands[name], marks)
+                if lane is None:
+                    continue
+                taken = [lb.box for lb in labels] + [mark_bounds(b) for b in bars]
+                placed = _try(candidate, size, name, lane, _free(lane, name, marks, taken), page, font)
+                if placed:
+                    return placed
+    return None
+
+
+def _outer_lane(name: str, band: Rect, marks: list[Mark]) -> Rect | None:
+    """The part of `band` farther from the art than every mark that reaches into it."""
+    inside = [b for b in (mark_bounds(m) for m in marks)
+              if b.x <= band.x1 and band.x <= b.x1 and b.y <= band.y1 and band.y <= b.y1]
+    if not inside:
+        return None  # the whole band is free: place() tried it already
+    if name == "bottom":
+        edge = min(b.y for b in inside) - PAD_MM
+        lane = Rect(band.x, band.y, band.w, edge - band.y)
+    elif name == "top":
+        edge = max(b.y1 for b in inside) + PAD_MM
+        lane = Rect(band.x, edge, band.w, band.y1 - edge)
+    elif name == "left":
+        edge = min(b.x for b in inside) - PAD_MM
+        lane = Rect(band.x, band.y, edge - band.x, band.h)
+    else:
+        edge = max(b.x1 for b in inside) + PAD_MM
+        lane = Rect(edge, band.y, band.x1 - edge, band.h)
+    return lane if lane.w > EPS_MM and lane.h > EPS_MM else None
+
+
 def _along(name: str) -> int:
     return 0 if name in ("bottom", "top") else 1
 
 
-def _free(band: Rect, name: str, marks: list[Mark]) -> list[tuple[float, float]]:
-    """Free intervals along the band after taking out every mark that crosses it."""
+def _free(band: Rect, name: str, marks: list[Mark], taken: Sequence[Rect] = ()) -> list[tuple[float, float]]:
+    """Free intervals along the band after taking out every mark (and `taken` area) that crosses it."""
     axis = _along(name)
     lo, hi = (band.x, band.x1) if axis == 0 else (band.y, band.y1)
     blocked = []
-    for mark in marks:
-        b = mark_bounds(mark)
+    for b in [mark_bounds(mark) for mark in marks] + list(taken):
         if b.x <= band.x1 and band.x <= b.x1 and b.y <= band.y1 and band.y <= b.y1:
             a0, a1 = (b.x, b.x1) if axis == 0 else (b.y, b.y1)
             blocked.append((a0 - PAD_MM, a1 + PAD_MM))

@@ -13,10 +13,12 @@ duplex. Back pages carry no crop marks (you cut from the front) and are shifted 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .furniture import NOTICE, SCALE_TEXT, Item, place
+from ..errors import BuildError
+from .furniture import DUPLEX, NOTICE, NOTICE_SHORT, ONE_SIDED, SCALE_TEXT, SHEET, SIDES, Item, NoRoom, place
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .layout import MIN_BLEED_MM, SheetLayout, layout_for
 from .marks import circle_marks, grid_marks, outline_mark
@@ -52,22 +54,23 @@ class _Sheet:
 
 def impose(slots: list[Slot], spec: SheetSpec, paper: Paper, out: Path, *, duplex: bool = True,
            title: str = "", font_path: Path | None = None,
-           back_offset_mm: tuple[float, float] = (0.0, 0.0)) -> ImposedSheets:
+           back_offset_mm: tuple[float, float] = (0.0, 0.0), gettext: Callable[[str], str] = str) -> ImposedSheets:
     """Pieces of one kind; see `impose_groups`."""
     return impose_groups([PieceGroup(spec, slots)], paper, out, duplex=duplex, title=title,
-                         font_path=font_path, back_offset_mm=back_offset_mm)
+                         font_path=font_path, back_offset_mm=back_offset_mm, gettext=gettext)
 
 
 def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: bool = True,
                   title: str = "", font_path: Path | None = None,
-                  back_offset_mm: tuple[float, float] = (0.0, 0.0), footer: str | None = None) -> ImposedSheets:
+                  back_offset_mm: tuple[float, float] = (0.0, 0.0), footer: str | None = None,
+                  gettext: Callable[[str], str] = str) -> ImposedSheets:
     """Write every slot of `groups` onto sheets of `paper` as `out` and report where everything went.
 
     Slots fill each grid row by row from the top left. A slot without a back leaves its back
     blank. Page index p of the report is the 0-based page in the PDF. Raises ValueError for an
     unreadable, multi-page or wrongly sized piece PDF (message starts with its path) or a piece
     that does not fit the paper. `title` is the document title; `footer` (default: the title)
-    starts every page's footer line.
+    starts every page's footer line. `gettext` translates cardgen's page text (i18n.own).
     """
     footer_title = title if footer is None else footer
     groups = [g for g in groups if g.slots]
@@ -99,21 +102,28 @@ def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: 
                 for i, s in enumerate(slots)]
         plans: list = []
         placements: list = []
-        mode = "print duplex, flip on long edge" if duplex else "print one-sided"
+        mode = gettext(DUPLEX if duplex else ONE_SIDED)
         for n, sheet in enumerate(sheets):
             sides = ("front", "back") if duplex else ("front",)
             for side in sides:
                 plan, placed = _page_plan(sheet, len(plans), side, keys, back_offset_mm)
-                line = " \u00b7 ".join(p for p in (footer_title, f"sheet {n + 1}/{len(sheets)}, {side}",
-                                                   paper.name, mode) if p)
-                short = f"sheet {n + 1}/{len(sheets)}, {side}"
+                short = gettext(SHEET).format(n=n + 1, total=len(sheets), side=gettext(SIDES[side]))
+                line = " \u00b7 ".join(p for p in (footer_title, short, paper.name, mode) if p)
                 items = [Item(line, shorter=(f"{short} \u00b7 {paper.name} \u00b7 {mode}", short))]
                 if n == 0 and side == "front":
-                    items = [Item(NOTICE, ("top", "bottom", "left", "right"), shorter=("Print at 100 %",)),
+                    items = [Item(gettext(NOTICE), ("top", "bottom", "left", "right"),
+                                  shorter=(gettext(NOTICE_SHORT),)),
                              Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)] + items
                 art = sheet.layout.art_extent()
-                plan.labels, bars = place(items, len(plans), plan.w_mm, plan.h_mm,
-                                          sheet.layout.spec.margin_mm, art, plan.marks, font)
+                try:
+                    plan.labels, bars = place(items, len(plans), plan.w_mm, plan.h_mm,
+                                              sheet.layout.spec.margin_mm, art, plan.marks, font)
+                except NoRoom as exc:
+                    spec, grid = sheet.layout.spec, sheet.layout
+                    raise BuildError(
+                        f"{paper.name} print sheet {n + 1}, {side}: {spec.trim_w_mm:g} x {spec.trim_h_mm:g} mm "
+                        f"pieces {grid.cols} x {grid.rows} a sheet{' landscape' if grid.landscape else ''} "
+                        f"leave {exc}; the other paper or another piece size may leave room") from None
                 plan.marks += bars
                 plans.append(plan)
                 placements += placed

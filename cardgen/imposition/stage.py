@@ -10,6 +10,7 @@ sizes share sheets where they fit (`imposition.impose_groups`).
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from ..atomic import atomic_path
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..i18n.own import catalog_digest, page_text
 from ..render.fonts import fonts_digest
 from .geometry import SheetSpec, Slot
 from .impose import PieceGroup, impose_groups
@@ -83,6 +85,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
     prefix = "update-" if options.only_cards is not None else ""
     title = f"{snapshot.game.name} - {snapshot.info.title or 'version ' + snapshot.version}"
     font = project.fonts_dir / "AlegreyaSans-Regular.ttf"
+    text = page_text(snapshot.language)  # cardgen's notice and footers, in the game's language
     for paper_name in options.papers:
         groups = sheet_groups(snapshot, rendered, files, options.only_cards, paper_name)
         modes = print_files(groups, options.duplex)
@@ -95,7 +98,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
                 CODE_VERSION, cache_mod.toolchain_version(), paper_name, mode, offset,
                 [(g.label, g.spec, g.tiled, [(s.front.name, s.back.name if s.back else None) for s in g.slots])
                  for g in mode_groups],
-                fonts_digest(project.fonts_dir),
+                fonts_digest(project.fonts_dir), catalog_digest(snapshot.language),
             )
             what = f"print sheets, {paper_name.upper()}, " + (
                 "duplex (flip on long edge)" if mode == "duplex" else "one-sided")
@@ -105,7 +108,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
                 continue
             file_title = f"{title} - print sheets, {PAPER_SIZES[paper_name].name}, {mode}"
             layouts = _write(mode_groups, PAPER_SIZES[paper_name], out, file_title, font, mode == "duplex",
-                             offset, snapshot.game.file.bleed_mm, f"{snapshot.game.name} {snapshot.version}")
+                             offset, snapshot.game.file.bleed_mm, f"{snapshot.game.name} {snapshot.version}", text)
             manifest.record(out, inputs)
             pages = _pages(out)
             outputs.append(Output(out, what, pages, sheets=_paper(pages, mode), details=layouts))
@@ -129,7 +132,7 @@ def _paper(pages: int, mode: str) -> int:
 
 
 def _write(groups: list[Group], paper, out: Path, title: str, font: Path, duplex: bool,
-           offset: tuple[float, float], bleed: float, footer: str) -> list[str]:
+           offset: tuple[float, float], bleed: float, footer: str, text: Callable[[str], str]) -> list[str]:
     """One PDF: the grid-imposed groups first, then each tiled component."""
     layouts: list[str] = []
     with tempfile.TemporaryDirectory(prefix="cardgen-sheets-") as tmp:
@@ -138,14 +141,14 @@ def _write(groups: list[Group], paper, out: Path, title: str, font: Path, duplex
         if imposed:
             part = Path(tmp) / "grid.pdf"
             result = impose_groups(imposed, paper, part, duplex=duplex, title=title, font_path=font,
-                                   back_offset_mm=offset, footer=footer)
+                                   back_offset_mm=offset, footer=footer, gettext=text)
             layouts += result.layouts
             parts.append(part)
         for group in (g for g in groups if g.tiled):
             for i, slot in enumerate(group.slots):
                 part = Path(tmp) / f"tile-{len(parts)}-{i}.pdf"
                 result = tile(slot.front, paper, part, title=f"{footer} {slot.label}", font_path=font,
-                              bleed_mm=bleed)
+                              bleed_mm=bleed, gettext=text)
                 parts.append(part)
             layouts.append(f"{group.label}: {len(group.slots)} x {result.rows} x {result.cols} tiled pages")
         _concatenate(parts, out, title)

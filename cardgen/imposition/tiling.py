@@ -12,10 +12,13 @@ between the printer's blank margin and the region, so a home printer prints all 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .furniture import NOTICE, SCALE_TEXT, Item, place
+from ..errors import BuildError
+from ..i18n.own import N_
+from .furniture import NOTICE, ONE_SIDED, SCALE_TEXT, Item, NoRoom, place
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
 from .layout import MARK_GAP_MM
 from .marks import ALIGN_LEN_MM, align_marks, crop_marks
@@ -66,7 +69,8 @@ def tile_grid(comp_w: float, comp_h: float, paper: Paper, overlap: float, margin
 
 
 def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, title: str = "",
-         font_path: Path | None = None, bleed_mm: float = 0.0, margin_mm: float = 5.0) -> ImposedSheets:
+         font_path: Path | None = None, bleed_mm: float = 0.0, margin_mm: float = 5.0,
+         gettext: Callable[[str], str] = str) -> ImposedSheets:
     """Split the one-page PDF `component` over pages of `paper` (see module docstring).
 
     bleed_mm is the component's own bleed: crop marks go at its trim. margin_mm is the
@@ -89,12 +93,16 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, t
         for row in range(grid.rows):
             for col in range(grid.cols):
                 plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim, margin_mm)
-                items = [Item(_footer(title, row, col, grid, paper))]
+                items = [Item(_footer(title, row, col, grid, paper, gettext))]
                 if not plans:
-                    items[:0] = [Item(NOTICE, ("top", "bottom", "left", "right")),
+                    items[:0] = [Item(gettext(NOTICE), ("top", "bottom", "left", "right")),
                                  Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)]
-                plan.labels, bars = place(items, len(plans), grid.page_w, grid.page_h, margin_mm,
-                                          placement.rect, plan.marks, font)
+                try:
+                    plan.labels, bars = place(items, len(plans), grid.page_w, grid.page_h, margin_mm,
+                                              placement.rect, plan.marks, font)
+                except NoRoom as exc:
+                    raise BuildError(f"{paper.name} tile {row + 1},{col + 1} of {title or component}: the "
+                                     f"{grid.rows} x {grid.cols} tiles leave {exc}") from None
                 plan.marks += bars
                 plans.append(plan)
                 placements.append(placement)
@@ -130,8 +138,14 @@ def _marks(page: int, grid: TileGrid, col: int, row: int, region: Rect, trim: Re
             + align_marks(page, region, xs, ys))
 
 
-def _footer(title: str, row: int, col: int, grid: TileGrid, paper: Paper) -> str:
-    paper_text = f"{paper.name} landscape" if grid.landscape else paper.name
+# Translators: the footer of one page of a map tiled over several: "tile 1,2 of 2 x 2" (row, column)
+TILE = N_("tile {row},{col} of {rows} x {cols}")
+LANDSCAPE = N_("{paper} landscape")
+
+
+def _footer(title: str, row: int, col: int, grid: TileGrid, paper: Paper, gettext: Callable[[str], str]) -> str:
+    paper_text = gettext(LANDSCAPE).format(paper=paper.name) if grid.landscape else paper.name
     parts = [title] if title else []
-    parts += [f"tile {row + 1},{col + 1} of {grid.rows} x {grid.cols}", paper_text, "print one-sided"]
+    parts += [gettext(TILE).format(row=row + 1, col=col + 1, rows=grid.rows, cols=grid.cols), paper_text,
+              gettext(ONE_SIDED)]
     return " · ".join(parts)

@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from .. import contain
 from .state import Preview, build_dir, build_files
 
 PAGE_TEMPLATE = Path(__file__).with_name("page.html.j2")
@@ -95,9 +96,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _file(self, folder: Path, name: str, types: dict[str, str]) -> None:
-        """Only a plain file name directly inside `folder`, with an allowed suffix."""
+        """Only a plain file name directly inside `folder` (after resolving links: a font linked to
+        a file elsewhere is not served), with an allowed suffix."""
         target = folder / name
-        if "/" in name or name.startswith(".") or target.suffix.lower() not in types or not target.is_file():
+        if ("/" in name or name.startswith(".") or target.suffix.lower() not in types or not target.is_file()
+                or not contain.is_inside(folder, target)):
             self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
             return
         self._send(HTTPStatus.OK, types[target.suffix.lower()], target.read_bytes())

@@ -18,12 +18,12 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from fontTools.pens.boundsPen import BoundsPen
-from fontTools.ttLib import TTFont
+from fontTools.ttLib import TTFont, TTLibError
 
-from .. import atomic
+from .. import atomic, contain
 from ..builtin import FONTS_DIR as BUILTIN_FONTS_DIR
 from ..cache import files_digest
-from ..errors import BuildError
+from ..errors import BuildError, display_path
 
 DEFAULT_FONTS_DIR = BUILTIN_FONTS_DIR  # when no folder is given: the fonts cardgen ships
 FALLBACK_FAMILY = "Alegreya Sans"
@@ -139,7 +139,14 @@ def fonts_digest(fonts_dir: Path) -> str:
 
 
 def _font_files(fonts_dir: Path) -> list[Path]:
-    return [path for path in sorted(fonts_dir.iterdir()) if path.suffix.lower() in FONT_SUFFIXES]
+    """The font files of the folder; one linked to a file outside it is refused (a build reads
+    only the project's files, see cardgen.contain)."""
+    files = [path for path in sorted(fonts_dir.iterdir()) if path.suffix.lower() in FONT_SUFFIXES]
+    for path in files:
+        if not contain.is_inside(fonts_dir, path):
+            raise FontError(f"font {display_path(path)} leads outside {display_path(fonts_dir)}/ (to "
+                            f"{contain.resolved(path)}); copy the font into the folder instead of linking it")
+    return files
 
 
 def _snapshot(fonts_dir: Path, fingerprint: str, cache_dir: Path) -> Path:
@@ -319,11 +326,15 @@ def _metrics(face: FontFace) -> FontMetrics:
 
 def _read_face(path: Path) -> FontFace:
     """Family and style from the name and OS/2 tables, the same fields fontconfig reads."""
-    font = TTFont(path, lazy=True)
-    names = font["name"]
-    family = names.getDebugName(16) or names.getDebugName(1)
+    try:
+        font = TTFont(path, lazy=True)
+        names = font["name"]
+        family = names.getDebugName(16) or names.getDebugName(1)
+        os2 = font["OS/2"]
+    except (TTLibError, KeyError, OSError, ValueError, AssertionError) as exc:  # not a font, or a damaged one
+        raise FontError(f"{display_path(path)} is not a usable TrueType/OpenType font ({exc}); remove it from "
+                        "the fonts folder or replace it") from None
     if not family:
         raise FontError(f"{path} has no family name")
-    os2 = font["OS/2"]
     italic = bool(os2.fsSelection & 0b10_0000_0001)  # ITALIC or OBLIQUE bit
     return FontFace(path=path, family=family, bold=os2.usWeightClass >= 600, italic=italic)

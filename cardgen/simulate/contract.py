@@ -15,7 +15,7 @@ class GameRecord(TypedDict):
 
     seats: list[str]  # the bot at each seat, first player first
     ended: bool  # a player ended the game as the rules allow
-    ender: int | None  # the seat that ended it
+    ender: int | None  # the seat that ended it; None when a rule ended it (e.g. the last card was drawn)
     stall: str | None  # why a game did not end ("turn cap", "no end condition", ...)
     turns: int  # player turns played
     scores: list[int]

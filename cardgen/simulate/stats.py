@@ -44,10 +44,11 @@ class Totals:
         self.turns[record["turns"]] += 1
         if record["ended"]:
             self.ended += 1
-            ender = seats[record["ender"]]
-            self.ended_by[ender] += 1
-            if record["ender"] in winners:
-                self.ender_wins[ender] += share
+            if record["ender"] is not None:  # None: a rule ended it (the mine ran out, say), no player
+                ender = seats[record["ender"]]
+                self.ended_by[ender] += 1
+                if record["ender"] in winners:
+                    self.ender_wins[ender] += share
         else:
             self.stalls[record["stall"]] += 1
         for name in seats:
