@@ -281,7 +281,8 @@ print(json.dumps(figures))
 def paper_cpu(tree: Tree, project: Path, runs: int) -> dict[str, list[float]]:
     env = tree.env()
     env[CACHE_ENV] = str(project / "build" / ".cache")
-    proc = subprocess.run([sys.executable, "-c", PAPER_CODE, str(project), str(runs)], env=env,
+    # run in the project: from the checkout, `python -c` would import the checkout's cardgen
+    proc = subprocess.run([sys.executable, "-c", PAPER_CODE, str(project), str(runs)], env=env, cwd=project,
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"one-paper measure failed for {tree.label}:\n{proc.stderr}")
@@ -356,7 +357,8 @@ def synthetic_version(project: Path, n: int) -> None:
         "{when: orcish, do: overflow_keep}",
     ]
     arts = ["art-gem", "art-rune", "art-scabbard", "art-engraving", "art-pommel-stone", "art-whetstone"]
-    lines = ['extends: "3.1"', "title: Benchmark", "cards:"]
+    # claims: [] -- the designer's claims about 3.1's counts do not hold for N more cards
+    lines = ['extends: "3.1"', "title: Benchmark", "claims: []", "cards:"]
     for i in range(n):
         rows = ", ".join(effects[(i + k) % len(effects)].replace("%d", str(1 + i % 3)) for k in range(1 + i % 3))
         lines.append(f"  - {{id: bench-{i:04d}, type: upgrade, name: Upgrade No {i}, art: kings-blade/{arts[i % 6]}, "
@@ -381,7 +383,7 @@ print(time.perf_counter() - t)
 def bare_cairosvg(tree: Tree, fonts: Path, svg_dir: Path) -> float:
     """Convert every SVG to PDF and PNG with cairosvg alone, one process, no cache."""
     proc = subprocess.run([sys.executable, "-c", BARE_CODE, str(fonts), str(svg_dir)], env=tree.env(),
-                          capture_output=True, text=True, check=True)
+                          cwd=svg_dir, capture_output=True, text=True, check=True)
     return float(proc.stdout.strip())
 
 
@@ -422,8 +424,7 @@ def table(rows: list[tuple[str, list[str], str]], labels: list[str]) -> None:
         print(f"  {name:<{width}}  " + "  ".join(f"{v:>10}" for v in values) + (f"   {goal}" if goal else ""))
 
 
-def report(trees: list[Tree], figures: dict[str, Figures], smith: Figures, printed: int, runs: int,
-           synthetic: dict[tuple[str, int], Figures], cards: int) -> None:
+def report(trees: list[Tree], figures: dict[str, Figures], smith: Figures, printed: int, runs: int) -> None:
     labels = [t.label for t in trees]
     loads = [v for f in figures.values() for v in f.values["load"]]
     print(f"\nThe King's Blade 3.1 on {os.cpu_count()} cores, median of {runs} run(s) "
@@ -465,6 +466,10 @@ def report(trees: list[Tree], figures: dict[str, Figures], smith: Figures, print
     table([(s[5:], [f"{figures[label].get(s):.0f}" for label in labels], "") for s in sizes], labels)
     if not smith.values:
         print("\n  DeckSmith not installed (pip install decksmith==0.9.9): no side-by-side ratio")
+
+
+def report_synthetic(trees: list[Tree], synthetic: dict[tuple[str, int], Figures], cards: int) -> None:
+    labels = [t.label for t in trees]
     if synthetic:
         half, full = cards // 2, cards
         print(f"\nSynthetic: The King's Blade 3.1 plus N different upgrade cards, --no-rulebook ({load()})")
@@ -512,8 +517,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cardgen-bench-trees-") as tmp:
         trees = ([baseline_tree(args.baseline, Path(tmp))] if args.baseline else []) + [Tree("after", ROOT)]
         figures, smith, printed = bench_31(trees, args.runs)
-        synthetic = {} if args.skip_synthetic else bench_synthetic(trees, args.cards, args.synthetic_runs)
-        report(trees, figures, smith, printed, args.runs, synthetic, args.cards)
+        report(trees, figures, smith, printed, args.runs)
+        if not args.skip_synthetic:
+            print(flush=True)
+            report_synthetic(trees, bench_synthetic(trees, args.cards, args.synthetic_runs), args.cards)
 
 
 if __name__ == "__main__":

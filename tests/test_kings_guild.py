@@ -35,6 +35,12 @@ def _text(path: Path) -> str:
     return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
 
 
+def _text_of_page(path: Path, index: int) -> str:
+    raw = subprocess.run(["pdftotext", "-f", str(index + 1), "-l", str(index + 1), str(path), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
+
+
 def _findings(cli, cwd) -> tuple[int, list[dict]]:
     result = cli("validate", "--game", GAME, "--format", "json", cwd=cwd)
     return result.code, json.loads(result.out)["findings"]
@@ -203,6 +209,22 @@ def test_players_rulebook_has_no_developer_vocabulary(built, lang):
     text = _text(out / "rulebook-a4.pdf")
     assert len(text) > 3000
     assert developer_vocabulary(text, snapshot) == []
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_players_rulebook_leaves_the_authoring_choices_to_the_designers_notes(built, lang):
+    """The choices made where the author's document is silent are the designer's material
+    (notes-<paper>.pdf); players get the rules and, on the cover, the credits."""
+    snapshot, _, out = built[lang]
+    text = _text(out / "rulebook-a4.pdf")
+    cover = _text_of_page(out / "rulebook-a4.pdf", 0)
+    choices = snapshot.info.notes.choices
+    assert len(choices) >= 12
+    printed = [c for c in choices if " ".join(c.split())[:60] in text]
+    assert printed == []
+    assert {"it": "Note su questa versione", "en": "Notes on this version"}[lang] not in text
+    for line in snapshot.game.file.credits:
+        assert " ".join(line.split()) in cover
 
 
 def test_rulebook_scoring_summary_is_computed_from_the_data(built):

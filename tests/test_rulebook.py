@@ -22,7 +22,7 @@ from cardgen.errors import BuildError
 from cardgen.pipeline import build
 from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import build_rulebooks, rulebook_html
-from cardgen.rulebook.cardpdf import MARKER, placeholder_digest, placeholder_png
+from cardgen.rulebook.cardpdf import MARKER, face_svg_path, placeholder_digest, placeholder_png
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline
 
@@ -311,7 +311,9 @@ def test_card_pictures_are_the_rendered_card_svgs():
     doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     hilt = rendered.faces["shortsword-hilt"]
     url = FaceStore(project.cache_dir / "svg").url(hilt)
-    assert url in doc.html and Path(url.removeprefix("file://")).read_text() == hilt.svg
+    assert url == f"cardgen-face:{hilt.digest}" and f'href="{url}"' in doc.html  # no folder in the HTML
+    assert face_svg_path(project, hilt.digest).read_text() == hilt.svg
+    assert str(project.cache_dir) not in doc.html  # the same rulebook bytes wherever the cache is
     assert 'viewBox="0 0 63 88"' in doc.html  # drawn trimmed: the bleed is cut off
 
 
@@ -321,8 +323,8 @@ def test_card_pictures_in_the_pdf_are_the_printed_cards_stored_once(built):
     result, out, _, _ = built
     project, snapshot = _snapshot(ROOT, "3.1")
     doc = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"])
-    shown = set(re.findall(r'href="file://[^"]+/([0-9a-f]{64})\.svg"', doc.html))
-    uses = len(re.findall(r'href="file://[^"]+/[0-9a-f]{64}\.svg"', doc.html))
+    shown = set(re.findall(r'href="cardgen-face:([0-9a-f]{64})"', doc.html))
+    uses = len(re.findall(r'href="cardgen-face:[0-9a-f]{64}"', doc.html))
     assert len(shown) == 28 and uses == 58  # 30 cards, 4 metals, backs... drawn 58 times
     card_pdfs = {ff.face.digest: ff.pdf for ff in result.files.values()}
     with pikepdf.open(out / "rulebook-a4.pdf") as pdf:

@@ -161,7 +161,7 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
     # cardgen's built-ins by each folder: in a source checkout they are links, which the
     # fetcher resolves before comparing
     fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR, FONTS_DIR,
-                              TEMPLATES_DIR, ICONS_DIR], faces_dir(project))
+                              TEMPLATES_DIR, ICONS_DIR])
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:

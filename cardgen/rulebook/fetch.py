@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -18,6 +19,8 @@ from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherRespons
 from .cardpdf import placeholder_png
 
 INLINE_SCHEMES = ("data",)
+FACE_SCHEME = "cardgen-face"  # cardgen-face:<sha256 of the face's SVG>, see helpers.FaceStore
+FACE_URL = re.compile(FACE_SCHEME + r":[0-9a-f]{64}")
 
 
 class RefusedURL(FatalURLFetchingError):
@@ -36,17 +39,17 @@ class ProjectFetcher(URLFetcher):
     cardgen.contain): a link in templates/ that leads to /etc is refused like `../../etc`.
     """
 
-    def __init__(self, allowed: list[Path], faces: Path | None = None):
+    def __init__(self, allowed: list[Path]):
         super().__init__(fail_on_errors=True)
         self.allowed = [Path(os.path.realpath(os.path.abspath(p))) for p in allowed]
-        # face SVGs there are served as placeholders, swapped for the card PDFs afterwards (cardpdf.py)
-        self.faces = Path(os.path.realpath(os.path.abspath(faces))) if faces is not None else None
-        self.placeholders: list[str] = []  # the digests of the faces served so, in order
+        self.placeholders: list[str] = []  # the faces (SVG digests) served as placeholders, in order
 
     def fetch(self, url: str, headers=None) -> URLFetcherResponse:
         scheme = urlsplit(url).scheme.lower()
         if scheme in INLINE_SCHEMES:
             return super().fetch(url, headers)
+        if scheme == FACE_SCHEME and FACE_URL.fullmatch(url):
+            return self._placeholder(url.split(":", 1)[1])
         if scheme != "file":
             raise RefusedURL(url, "remote and non-file URLs are never fetched; "
                                   "put the file in the project and refer to it by a relative path")
@@ -55,15 +58,12 @@ class ProjectFetcher(URLFetcher):
             raise RefusedURL(url, f"outside the project (allowed: {', '.join(map(str, self.allowed))})")
         if not path.is_file():
             raise RefusedURL(url, "no such file")
-        if self.faces is not None and self.faces in path.parents and path.suffix == ".svg":
-            return self._placeholder(path.stem)
         mime, _ = mimetypes.guess_type(path.name)
         return URLFetcherResponse(url, path.read_bytes(),
                                   {"Content-Type": mime or "application/octet-stream"})
 
     def _placeholder(self, digest: str) -> URLFetcherResponse:
+        """A card face (`helpers.FaceStore`): a placeholder, swapped for the card's PDF later (cardpdf.py)."""
         if digest not in self.placeholders:
             self.placeholders.append(digest)
-        # not a file: URL, or weasyprint would read the image from that file instead of this body
-        return URLFetcherResponse(f"data:cardgen-face,{digest}", placeholder_png(digest),
-                                  {"Content-Type": "image/png"})
+        return URLFetcherResponse(f"{FACE_SCHEME}:{digest}", placeholder_png(digest), {"Content-Type": "image/png"})

@@ -44,10 +44,12 @@ class RulebookError(BuildError):
 
 
 class FaceStore:
-    """Writes rendered faces' SVG into the build cache (once, by content) for weasyprint to load.
+    """Writes rendered faces' SVG into the build cache (once, by content) and names each face
+    by a URL of its digest, `cardgen-face:<sha256>`, which `fetch.ProjectFetcher` serves.
 
-    One store per document: it also numbers the clip paths of round faces, whose ids share the
-    HTML document's id space with the headings.
+    The URL names no folder, so the rulebook (its HTML and its PDF) is the same wherever the
+    cache is. One store per document: it also numbers the clip paths of round faces, whose
+    ids share the HTML document's id space with the headings.
     """
 
     def __init__(self, cache_dir: Path):
@@ -58,7 +60,7 @@ class FaceStore:
         path = self.cache.path(face.digest, ".svg")
         if not path.is_file():
             write_text(path, face.svg)
-        return path.as_uri()
+        return f"cardgen-face:{face.digest}"
 
     def clip_id(self) -> str:
         self._clips += 1
