@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,12 @@ from cardgen.cli import main
 from cardgen.data.project import CACHE_ENV, load_project
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# A test run started in the background (`cmd &`, nohup, some CI runners) inherits SIGINT ignored,
+# and so would every process a test starts: Ctrl-C and `serve`'s stop could not be tested. A
+# handler here is reset to the default in each child, as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
