@@ -496,6 +496,21 @@ def test_missing_glyph_names_card_and_line(cli, project_copy):
     assert "has no glyph for '\u4e2d' (U+4E2D)" in f["message"] and "Cinzel" in f["message"]
 
 
+
+def test_missing_glyph_in_an_effect_quotes_that_effect_not_the_whole_box(cli, project_copy):
+    """A box of effect rows (the Whetstone: a point row and the restock sentence) quotes the row
+    holding the character, as a designer would search for it, not the rows run together."""
+    sentence = "Once per turn you may restock the market before your action"
+    line = line_of(project_copy, GAME, sentence)
+    edit(project_copy, GAME, sentence, "Once per turn you may restock the market \u4e2d")
+    code, findings = findings_of(cli, project_copy)
+    errors = [f for f in findings if f["severity"] == "error"]
+    assert code == 1 and errors, errors
+    f = errors[0]
+    assert (f["file"].endswith("game.yml"), f["line"]) == (True, line)
+    assert "in 'Once per turn you may restock the market \u4e2d'" in f["message"], f["message"]
+    assert "sword point" not in f["message"]
+
 WORKER_SCRIPT = """
 import sys
 from pathlib import Path

@@ -115,7 +115,7 @@ class CardRenderer:
         """Text fitted into the box (x, y, w, h): shrinks to min_size, warns if it still overflows."""
         family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
         runs = self._runs(content, bold, italic)
-        with self._glyphs(runs):
+        with self._glyphs([runs]):
             layout = textfit.fit_text(runs, w, h, family=family, max_size=size, min_size=min_size or size,
                                       line_height=line_height, align=align, fonts=self.fonts)
         if layout.overflow:
@@ -137,7 +137,7 @@ class CardRenderer:
         runs = [self._runs(item, bold, italic) for item in items]
         indent_em = 1.0 if bullet else 0.0
         for s in textfit._candidate_sizes(size, min_size or size):
-            with self._glyphs([run for r in runs for run in r]):
+            with self._glyphs(runs):
                 layouts = [textfit.fit_text(r, w - indent_em * s, h, family=family, max_size=s, min_size=s,
                                             line_height=line_height, align=align, fonts=self.fonts) for r in runs]
             total = sum(lay.height for lay in layouts) + gap * s * max(len(layouts) - 1, 0)
@@ -169,7 +169,7 @@ class CardRenderer:
         family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
         runs = [self._runs(item, bold, italic) for item in items]
         for s in textfit._candidate_sizes(size, min_size or size):
-            with self._glyphs([run for r in runs for run in r]):
+            with self._glyphs(runs):
                 layouts = [textfit.fit_text(r, w, h, family=family, max_size=s, min_size=s,
                                             line_height=line_height, fonts=self.fonts) for r in runs]
             heights = [max(min_row, lay.height + 2 * pad) for lay in layouts]
@@ -190,14 +190,17 @@ class CardRenderer:
                                      self._card.id if self._card else None))
 
     @contextlib.contextmanager
-    def _glyphs(self, runs: list):
-        """A character the fonts lack: name the card, where its data writes it, and the font."""
+    def _glyphs(self, rows: list[list]):
+        """A character the fonts lack: name the card, where its data writes it, the font, and the
+        text (the one row of a box of rows that holds the character)."""
         try:
             yield
         except MissingGlyphError as exc:
             code = re.search(r"U\+([0-9A-F]{4,6})", exc.message)
-            loc = self._text_loc(chr(int(code.group(1), 16))) if code else self._loc
-            raise BuildError(f"{self._current}: {exc.message} in {_preview(runs)!r} "
+            char = chr(int(code.group(1), 16)) if code else None
+            loc = self._text_loc(char) if char else self._loc
+            row = next((r for r in rows if char and char in _preview(r, limit=None)), rows[0] if rows else [])
+            raise BuildError(f"{self._current}: {exc.message} in {_preview(row)!r} "
                              "(use a character the project fonts have, or add a font that has it)", loc) from None
 
     def _text_loc(self, char: str) -> Loc | None:
@@ -330,6 +333,6 @@ def _wrap_svg(body: str, w: float, h: float, bleed: float) -> str:
     )
 
 
-def _preview(runs: list) -> str:
+def _preview(runs: list, limit: int | None = 60) -> str:
     text = "".join(r.text if isinstance(r, textfit.Text) else "[icon]" for r in runs)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if limit is None or len(text) <= limit else text[:limit - 3] + "..."
