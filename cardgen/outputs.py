@@ -210,11 +210,7 @@ def open_output_file(project, path: Path, command: str = "cardgen", *, new_in_da
     """Check `path` (see check_output_file) under the record's lock, yield it for one atomic
     write (cardgen.atomic), then record what was written. Nothing is left beside the file."""
     record = _record_path(project)
-    with contextlib.ExitStack() as stack:
-        if record is not None:
-            with os_errors():
-                record.parent.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(_lock(record.parent, command, FILES_LOCK))
+    with _build_lock(record, command, FILES_LOCK):
         target = check_output_file(project, path, new_in_data=new_in_data, force_option=force_option, force=force)
         with os_errors():
             yield Path(path)
@@ -253,14 +249,21 @@ def open_data_folder(project, folder: Path, within: Path, command: str) -> Itera
         return path
 
     check(folder / "x")
-    record = _record_path(project)
-    with contextlib.ExitStack() as stack:
-        if record is not None:
-            with os_errors():
-                record.parent.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(_lock(record.parent, command, DATA_LOCK))
+    with _build_lock(_record_path(project), command, DATA_LOCK):
         with os_errors():
             yield check
+
+
+@contextlib.contextmanager
+def _build_lock(record: Path | None, command: str, name: str) -> Iterator[None]:
+    """The lock `name` beside the project's record in build/ (none where there is no record)."""
+    if record is None:
+        yield
+        return
+    with os_errors():
+        record.parent.mkdir(parents=True, exist_ok=True)
+    with _lock(record.parent, command, name):
+        yield
 
 
 def _record_path(project) -> Path | None:
