@@ -2,8 +2,8 @@
 
 Every command that writes output opens its folder with `open_output`; a single named file
 (`diff --out`, `simulate --report`, `table export --to`) goes through `open_output_file`, and
-the commands whose job is to write the designer's own files (`i18n extract|update`) through
-`open_data_folder`. While an output folder is open:
+the commands whose job is to write the designer's own files (`i18n extract|update`, `schema
+--write`) through `open_data_folder`. While an output folder is open:
 
 - it is not a project source, whatever the spelling (relative, absolute, `..`, a symbolic link):
   the path is compared after resolving links (`refuse_sources`);
@@ -244,11 +244,12 @@ def open_data_folder(project, folder: Path, within: Path, command: str) -> Itera
     def check(path: Path) -> Path:
         target = _resolve(path)
         if _resolve(within) not in target.parents:
-            raise InputError(f"{display_path(path)} leads outside {display_path(within)}/ (to {target}); "
-                             "cardgen writes a game's files only inside its folder")
+            place = "the project" if _resolve(within) == _resolve(project.root) else f"{display_path(within)}/"
+            raise InputError(f"{display_path(path)} leads outside {place} (to {target}); "
+                             f"`cardgen {command}` writes only inside {place}")
         return path
 
-    check(folder / "x")
+    check(folder)
     with _build_lock(_record_path(project), command, DATA_LOCK):
         with os_errors():
             yield check

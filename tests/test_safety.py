@@ -667,6 +667,39 @@ def test_i18n_writes_catalogs_only_inside_the_game(cli, project_copy, tmp_path):
     assert cli("i18n", "update", "--lang", "nl", cwd=project_copy).code == 0
 
 
+
+def test_schema_write_replaces_only_its_own_schema_and_never_leaves_the_project(cli, project_copy, tmp_path):
+    """`schema --write` regenerates schema/: a file cardgen did not write, a link leading out of
+    the project (the folder or one file) are refused with one line, and nothing is written."""
+    import shutil
+
+    schema = project_copy / "schema"
+    live = json.loads(cli("schema").out)
+    assert cli("schema", "--write", cwd=project_copy).code == 0  # cardgen's own files: replaced
+    assert json.loads((schema / "game.schema.json").read_text()) == live["game"]
+
+    (schema / "version.schema.json").write_text('{"mine": true}\n')
+    text = one_line(cli("schema", "--write", cwd=project_copy), 2)
+    assert "version.schema.json exists and is not a schema cardgen wrote" in text, text
+    assert (schema / "version.schema.json").read_text() == '{"mine": true}\n'
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(schema)
+    schema.symlink_to(elsewhere)
+    text = one_line(cli("schema", "--write", cwd=project_copy), 2)
+    assert "schema leads outside the project" in text and str(elsewhere) in text, text
+    assert list(elsewhere.iterdir()) == []
+
+    schema.unlink()
+    schema.mkdir()
+    victim = tmp_path / "victim.json"
+    victim.write_text(json.dumps(live["game"]))  # even a schema-shaped file outside is not written
+    (schema / "game.schema.json").symlink_to(victim)
+    text = one_line(cli("schema", "--write", cwd=project_copy), 2)
+    assert "game.schema.json leads outside the project" in text, text
+    assert victim.read_text() == json.dumps(live["game"]) and not (schema / "version.schema.json").exists()
+
 @pytest.mark.parametrize("how", ["linked outside", "not a font", "empty"])
 @pytest.mark.parametrize("command", ["validate", "build"])
 def test_a_bad_font_file_is_one_line(cli, project_copy, how, command):
