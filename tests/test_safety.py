@@ -542,6 +542,33 @@ def test_worker_error_is_the_same_one_line(tmp_path):
     assert "BrokenProcessPool" not in messages[0] and "\n" not in messages[0]
 
 
+
+def test_worker_errors_keep_their_class_and_location(monkeypatch, tmp_path):
+    """An error crossing from a render worker keeps its exit code (class) and its file:line as a
+    location (for `--format json`), not only as text run into the message."""
+    import pickle
+
+    from cardgen.errors import Loc
+    from cardgen.render import rasterise, svgconvert, workers
+    from cardgen.render.fonts import FontError
+
+    where = Loc(tmp_path / "cards.yml", 12, 5)
+
+    def fails(svg, pdf):
+        raise InputError("icon 'x' is not SVG", where)
+
+    monkeypatch.setattr(svgconvert, "svg_to_pdf", fails)
+    with pytest.raises(rasterise.RasterError) as caught:
+        rasterise._run_reporting(rasterise.RasterJob("<svg/>", tmp_path / "a.pdf", None, key="card-x"))
+    error = pickle.loads(pickle.dumps(caught.value))  # as it reaches the main process
+    assert (error.loc, error.message) == (where, "rendering card-x failed: icon 'x' is not SVG")
+    assert str(error) == f"{where}: rendering card-x failed: icon 'x' is not SVG"
+
+    monkeypatch.setattr(workers, "_setup_error", FontError("fonts/Bad.ttf is not a usable TrueType/OpenType font"))
+    with pytest.raises(FontError) as caught_setup:  # not a bare CardgenError: exit 1 as with --jobs 1
+        workers.run_guarded(print, "never runs")
+    assert caught_setup.value.exit_code == 1 and "Bad.ttf" in str(caught_setup.value)
+
 def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
     import cardgen.render.rasterise as rasterise
 

@@ -187,8 +187,8 @@ def _run_reporting(job: RasterJob) -> None:
 
 def _job_error(job: RasterJob, error: BaseException) -> RasterError:
     """The one line the user sees, the same whether the job ran here or in a worker."""
-    if isinstance(error, CardgenError):
-        return RasterError(f"rendering {job.key or 'a card'} failed: {error}")
+    if isinstance(error, CardgenError):  # keeps its location as a location, for --format json
+        return RasterError(f"rendering {job.key or 'a card'} failed: {error.message}", error.loc)
     return RasterError(f"rendering {job.key or 'a card'} failed: {type(error).__name__}: {error}")
 
 
@@ -203,6 +203,6 @@ def _run(job: RasterJob) -> None:
         if job.png is not None:
             svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
     except CardgenError as exc:
-        raise RasterError(str(exc)) from None
+        raise RasterError(exc.message, exc.loc) from None
     except Exception as exc:
         raise RasterError(f"{type(exc).__name__}: {exc}") from None

@@ -133,6 +133,6 @@ def init_worker(fonts_dir: Path, font_cache: Path | None, preload: tuple[str, ..
 
 def run_guarded(fn: Callable[..., Any], *args: Any) -> Any:
     """fn(*args) in a worker, unless setting the worker up failed: then that one-line error."""
-    if _setup_error is not None:
-        raise CardgenError(str(_setup_error))
+    if _setup_error is not None:  # the same class (exit code) and location as in one process
+        raise _setup_error.with_traceback(None)
     return fn(*args)
