@@ -242,9 +242,10 @@ def open_data_folder(project, folder: Path, within: Path, command: str) -> Itera
     one such command runs at a time (its lock is kept in build/, not among the sources), and an
     OS error is one line."""
     def check(path: Path) -> Path:
-        target = _resolve(path)
-        if _resolve(within) not in target.parents:
-            place = "the project" if _resolve(within) == _resolve(project.root) else f"{display_path(within)}/"
+        target, inside = _resolve(path), _resolve(within)
+        if target != inside and inside not in target.parents:
+            place = ("the project" if project is not None and inside == _resolve(project.root)
+                     else f"{display_path(within)}/")
             raise InputError(f"{display_path(path)} leads outside {place} (to {target}); "
                              f"`cardgen {command}` writes only inside {place}")
         return path

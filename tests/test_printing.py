@@ -359,6 +359,33 @@ def test_calibration_with_offset_prints_the_check_sheet(cli, project_copy, tmp_p
     assert bad.code == 2 and "--with-offset" in bad.err
 
 
+
+@pytest.mark.parametrize("lang, title, back", [
+    ("nl", "Duplexkalibratie", "Achterkant"),
+    ("it", "Calibrazione fronte-retro", "Retro"),
+    ("en", "Duplex calibration", "Back"),
+])
+def test_calibration_sheet_speaks_the_language_and_stays_inside_the_printable_area(cli, project_copy, tmp_path,
+                                                                                    lang, title, back):
+    """`calibrate --lang` prints its instructions from cardgen's own catalogs; every glyph on both
+    papers, in every language, lies inside the area a home printer prints (5 mm in)."""
+    for paper in ("a4", "letter"):
+        result = cli("calibrate", "--paper", paper, "--lang", lang, "--out", str(tmp_path), cwd=project_copy)
+        assert result.code == 0, result.err
+        sheet = tmp_path / f"calibration-{paper}.pdf"
+        with pikepdf.open(sheet) as pdf:
+            w, h = _page_size(pdf.pages[0])
+        for index, expected in ((0, title), (1, back)):
+            boxes = _text_boxes(sheet, index)
+            text = "".join(ch for ch, _ in boxes)
+            assert expected.replace(" ", "") + "\u00b7" in text, text[:80]
+            assert all(5.0 <= left and right <= w - 5.0 and 5.0 <= bottom and top <= h - 5.0
+                       for _, (left, bottom, right, top) in boxes), (lang, paper, index)
+        if lang != "en":  # no English sentence left on the sheet
+            assert "Hold the sheet" not in text and "printer scaled" not in "".join(ch for ch, _ in _text_boxes(sheet, 0))
+    unknown = cli("calibrate", "--paper", "a4", "--lang", "de", "--out", str(tmp_path), cwd=project_copy)
+    assert unknown.code == 2 and "no calibration text in 'de'" in unknown.err
+
 # --- print shops ---------------------------------------------------------------------------------
 
 def _boxes_mm(page: pikepdf.Page) -> dict[str, list[float]]:

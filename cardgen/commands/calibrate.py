@@ -20,10 +20,14 @@ from .common import parse_offset, project_from
                    "to check it: the lines should then read 0.")
 @click.option("--duplex-offset", "duplex_offset", callback=lambda c, p, v: parse_offset(v), default=None,
               metavar="X,Y", help="With --with-offset: the offset to check instead of cardgen.yml's.")
+@click.option("--lang", "-l", "lang", default="en", show_default=True, metavar="LANG",
+              help="Language of the sheet's instructions (cardgen's own catalogs: en, it, nl).")
 @click.pass_context
-def command(ctx, paper, out_dir, with_offset, duplex_offset):
+def command(ctx, paper, out_dir, with_offset, duplex_offset, lang):
     """Write calibration-<paper>.pdf: print it two-sided, read the offset, pass it to `build`."""
     from ..data.project import check_out_dir
+    from ..i18n import own
+    from ..i18n.catalogs import check_language
     from ..imposition import PAPER_SIZES
     from ..imposition.calibration import calibration_sheet
 
@@ -33,11 +37,15 @@ def command(ctx, paper, out_dir, with_offset, duplex_offset):
         offset = duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm
     elif duplex_offset is not None:
         raise click.UsageError("--duplex-offset needs --with-offset: the sheet measures your printer without one")
+    lang = check_language(lang)
+    if lang != own.SOURCE_LANG and lang not in own.languages():
+        raise click.UsageError(f"no calibration text in {lang!r}; cardgen's own page text is in "
+                               f"{', '.join([own.SOURCE_LANG, *own.languages()])}")
     folder = check_out_dir(project, out_dir or project.build_dir)
     out = folder / f"calibration-{paper}.pdf"
     with open_output(project, folder, "calibrate"):
         calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
-                          back_offset_mm=(float(offset[0]), float(offset[1])))
+                          back_offset_mm=(float(offset[0]), float(offset[1])), gettext=own.page_text(lang))
     click.echo(f"  {display_path(out)}  duplex calibration, {PAPER_SIZES[paper].name}, 2 pages = 1 sheet of paper")
     click.echo("Print it two-sided (flip on long edge) at 100 %, hold it against the light with the back towards "
                "you and read X and Y where the front's lines cross the scales; then "

@@ -1,5 +1,5 @@
 """cardgen's own words on the pages it prints around a game: the print sheets' notice, footers and
-tile labels. They belong to the toolchain, not to a game, so their catalogs ship with cardgen:
+tile labels, and the duplex calibration sheet's instructions. They belong to the toolchain, not to a game, so their catalogs ship with cardgen:
 
     cardgen/i18n/locale/sheets.pot          the messages, extracted from cardgen/imposition/*.py
     cardgen/i18n/locale/<lang>/sheets.po    one language's translations (nl, it)
@@ -26,7 +26,8 @@ from .catalogs import FIXED_DATE, read
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "sheets"
 SOURCE_LANG = "en"
-SOURCES = ("imposition/impose.py", "imposition/tiling.py", "imposition/furniture.py")  # below cardgen/
+SOURCES = ("imposition/impose.py", "imposition/tiling.py", "imposition/furniture.py",  # below cardgen/
+           "imposition/calibration.py")
 KEYWORDS = {"N_": None}
 
 

@@ -14,10 +14,12 @@ back is also rotated, which no offset can fix (the sheet says so).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from reportlab.pdfbase import pdfmetrics
 
+from ..i18n.own import N_
 from ..units import pt_to_mm
 from .furniture import SCALE_LEN_MM
 from .geometry import Label, Mark, Paper, Rect
@@ -30,12 +32,29 @@ SCALE_AT_MM = 40.0    # scales sit this far from the middle, along the line they
 TEXT_PT = 7.0
 
 
+# Translators: the calibration sheet's instructions (cardgen calibrate); {paper} is A4 or LETTER.
+TITLE = N_("Duplex calibration \u00b7 {paper} \u00b7 print this page two-sided, flip on long edge, at 100 %")
+STEPS = (
+    N_("1. Check the bar below measures 50 mm: if not, the printer scaled the page; print at 100 % / actual size."),
+    N_("2. Hold the sheet against a window or a lamp with the BACK facing you (or cut along the long"),
+    N_("    line of this side with a trimmer and look at the back)."),
+    N_("3. Read where this side's lines cross the scales on the back: X on the two horizontal scales,"),
+    N_("    Y on the two vertical ones. If the two readings of one axis differ, the back is also rotated."),
+    N_("4. cardgen build --duplex-offset X,Y   or, in cardgen.yml:   printer: {duplex_offset_mm: [X, Y]}"),
+    N_("5. Check: cardgen calibrate --paper ... --with-offset prints the sheet with it: the lines read 0."),
+)
+BACK = N_("Back \u00b7 X: read the front's vertical line on the horizontal scales (+ = shift backs right) "
+          "\u00b7 Y: its horizontal line on the vertical scales (+ = up)")
+CHECKED = N_("printed with --duplex-offset {x},{y}: the lines should read 0")
+
+
 def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
-                      back_offset_mm: tuple[float, float] = (0.0, 0.0)) -> list[PagePlan]:
+                      back_offset_mm: tuple[float, float] = (0.0, 0.0),
+                      gettext: Callable[[str], str] = str) -> list[PagePlan]:
     """Write the two-page sheet (front, back) for `paper`, portrait; returns the page plans.
 
     back_offset_mm shifts the back as a build would: printed with the offset you configured,
-    the lines should read 0.
+    the lines should read 0. `gettext` translates the instructions (cardgen's own catalogs).
     """
     font = register_font(font_path)
     w, h = paper.width_mm, paper.height_mm
@@ -44,18 +63,9 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
     front.marks = [Mark(0, "crop", cx, cy - LINE_HALF_MM, cx, cy + LINE_HALF_MM),
                    Mark(0, "crop", cx - LINE_HALF_MM, cy, cx + LINE_HALF_MM, cy),
                    Mark(0, "scale", 25.0, h - 40.0, 25.0 + SCALE_LEN_MM, h - 40.0)]
-    lines = [
-        f"Duplex calibration \u00b7 {paper.name} \u00b7 print this page two-sided, flip on long edge, at 100 %",
-        "1. Check the bar below measures 50 mm: if not, the printer scaled the page; print at 100 % / actual size.",
-        "2. Hold the sheet against a window or a lamp with the BACK facing you (or cut along the long",
-        "    line of this side with a trimmer and look at the back).",
-        "3. Read where this side's lines cross the scales on the back: X on the two horizontal scales,",
-        "    Y on the two vertical ones. If the two readings of one axis differ, the back is also rotated.",
-        "4. cardgen build --duplex-offset X,Y   or, in cardgen.yml:   printer: {duplex_offset_mm: [X, Y]}",
-        "5. Check: cardgen calibrate --paper ... --with-offset prints the sheet with it: the lines read 0.",
-    ]
-    front.labels = [_label(0, text, 25.0, h - 20.0 - 4.0 * i, font) for i, text in enumerate(lines[:1])]
-    front.labels += [_label(0, text, 25.0, h - 50.0 - 4.0 * i, font) for i, text in enumerate(lines[1:])]
+    steps = [gettext(step) for step in STEPS]
+    front.labels = [_label(0, gettext(TITLE).format(paper=paper.name), 25.0, h - 20.0, font)]
+    front.labels += [_label(0, text, 25.0, h - 50.0 - 4.0 * i, font) for i, text in enumerate(steps)]
     front.labels.append(_label(0, "50 mm", 25.0 + SCALE_LEN_MM + 1.5, h - 40.0, font))
 
     dx, dy = back_offset_mm
@@ -65,11 +75,9 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
         back.marks += _scale(1, cx + dx + side * SCALE_AT_MM, cy + dy, horizontal=False)
         back.labels += _scale_labels(1, cx + dx, cy + dy + side * SCALE_AT_MM, True, font)
         back.labels += _scale_labels(1, cx + dx + side * SCALE_AT_MM, cy + dy, False, font)
-    back.labels.append(_label(1, "Back \u00b7 X: read the front's vertical line on the horizontal scales (+ = shift "
-                                 "backs right) \u00b7 Y: its horizontal line on the vertical scales (+ = up)",
-                              25.0, h - 20.0, font, size=6.0))
+    back.labels.append(_label(1, gettext(BACK), 25.0, h - 20.0, font, size=6.0))
     if back_offset_mm != (0.0, 0.0):
-        back.labels.append(_label(1, f"printed with --duplex-offset {dx:g},{dy:g}: the lines should read 0",
+        back.labels.append(_label(1, gettext(CHECKED).format(x=f"{dx:g}", y=f"{dy:g}"),
                                   25.0, h - 25.0, font, size=6.0))
     with SourceLibrary() as library:
         write_sheet_pdf([front, back], library, out, font=font,
