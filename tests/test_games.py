@@ -174,10 +174,10 @@ def test_sheet_page_counts(built, paper):
     # 40 + 2 kings = 42 cards: 5 sheets
     assert _pages(built["one-true-king"][2], paper) == 10
     # 52 jumbo cards at 2 x 2 = 13 sheets (26 pages), 4 coins on one sheet (2 pages), duplex;
-    # the 2 camp maps (390 x 498 mm with bleed) in their own one-sided file: tiled 3 x 2 on A4
-    # (two A4 widths less the marks' bands are 1 mm short) and 2 x 2 on Letter
+    # the 2 camp maps (382 x 498 mm with bleed) in their own one-sided file: tiled 2 x 2 on both
+    # papers (two A4 widths less the printer's margins and the marks' bands hold 380 mm + overlap)
     assert _pages(built["knightfall"][2], paper) == 26 + 2
-    assert _pages(built["knightfall"][2], paper, "onesided") == {"a4": 12, "letter": 8}[paper]
+    assert _pages(built["knightfall"][2], paper, "onesided") == 8
 
 
 def test_knightfall_maps_are_tiled_and_coins_are_round(built):
@@ -188,8 +188,8 @@ def test_knightfall_maps_are_tiled_and_coins_are_round(built):
                        ("Camp map", "rect", True, 2)]
     onesided = [p.extract_text().splitlines()[-1] for p in PdfReader(out / "sheets-a4-onesided.pdf").pages]
     tiles = [f for f in onesided if "camp-map · tile" in f and f.endswith("print one-sided")]
-    assert len(tiles) == 12  # 6 pages per map, so each map spans more than one page
-    assert sum("tile 1,1 of 2 x 3" in f for f in tiles) == 2
+    assert len(tiles) == 8  # 4 pages per map, so each map spans more than one page
+    assert sum("tile 1,1 of 2 x 2" in f for f in tiles) == 2
     duplex = [p.extract_text() for p in PdfReader(out / "sheets-a4-duplex.pdf").pages]
     assert "sheet 14/14, front" in duplex[26] and "sheet 14/14, back" in duplex[27]  # the coins' sheet
 
@@ -309,6 +309,9 @@ def test_knightfall_camp_map_matches_its_positions_and_is_light_on_ink(built):
     frame = next(s for s in shapes if s.kind == "rect" and s.fill is None and s.width > 300)
     slots = [s for s in shapes if s.kind == "rect" and s.fill is None and 80 < s.width < 95]
     assert len(slots) == positions
+    card = snapshot.game.size_of("troop")  # the map holds the real cards: slots at full size
+    assert {(round(s.width - s.stroke_width, 2), round(s.height - s.stroke_width, 2)) for s in slots} == {
+        (card.width_mm, card.height_mm)}
     gap = min(min(s.box[0] - frame.box[0], frame.box[2] - s.box[2]) for s in slots)
     assert gap >= 3  # the outer Mage slots keep clear of the frame
     use_project_fonts()

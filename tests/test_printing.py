@@ -483,7 +483,7 @@ def test_a_build_removes_only_the_sheet_files_it_wrote_before(cli, project_copy)
                                                          "sheets-a4.pdf"]
     assert mine.read_bytes() == b"the user's own file"
     with pikepdf.open(out / "sheets-a4-onesided.pdf") as pdf:
-        assert len(pdf.pages) == 12  # now only the camp maps: the cards and coins went duplex
+        assert len(pdf.pages) == 8  # now only the camp maps: the cards and coins went duplex
     assert cli("build", "--game", "knightfall", "--no-png", "--no-rulebook", "--paper", "a4", "--fronts-only",
                cwd=project_copy).code == 0
     # the duplex file cardgen wrote would now be out of date: it is gone; the user's file stays
