@@ -250,7 +250,7 @@ def test_build_summary_counts_sheets_of_paper(cli, project_copy):
     assert result.code == 0, result.err
     assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 28 pages = 14 sheets of paper" \
         in result.out
-    assert "sheets-a4-onesided.pdf  print sheets, A4, one-sided, 12 pages = 12 sheets of paper" in result.out
+    assert "sheets-a4-onesided.pdf  print sheets, A4, one-sided, 8 pages = 8 sheets of paper" in result.out
     result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4", cwd=project_copy)
     # the 4 forge tokens fill the last card sheet: 10 sheets, not 11
     assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 20 pages = 10 sheets of paper" \
