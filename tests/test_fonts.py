@@ -208,3 +208,25 @@ def test_text_still_prints_after_the_configured_fonts_folder_is_deleted(tmp_path
     assert "AlegreyaSans-Bold" in embedded
     served = Path(os.environ["FONTCONFIG_FILE"]).read_text(encoding="utf-8")
     assert str(fonts.DEFAULT_FONTS_DIR.resolve()) not in served  # a snapshot in the cache, not the folder
+
+
+def test_font_metrics_are_kept_by_content_and_read_back_exactly(tmp_path, monkeypatch):
+    """The ink boxes of every glyph are measured once per font file content: a second process
+    reads them from the cache, and what it reads equals a fresh measurement, number for number."""
+    import json
+
+    monkeypatch.setenv("CARDGEN_CACHE_DIR", str(tmp_path / "cache"))
+    face = fonts.FontSet(fonts.DEFAULT_FONTS_DIR).resolve("Cinzel")
+    fresh = fonts._measure(face.path)
+    assert fonts._measured(face.path) == fresh  # measured, then written
+    stored = list((tmp_path / "cache" / "fontmetrics").glob("*.json"))
+    assert len(stored) == 1 and json.loads(stored[0].read_text()) == fresh
+    metrics = fonts.FontMetrics(face)  # built from the stored file
+    assert metrics.advance("Q") == fresh["advances"][str(ord("Q"))]
+    assert metrics.ink_x("Q")[1] - metrics.advance("Q") > 0.4  # Cinzel's Q tail reaches past its advance
+    assert metrics.ascent >= 0.7 and metrics.descent > 0
+    copy = tmp_path / "Same.ttf"  # the same bytes elsewhere: the same entry
+    shutil.copyfile(face.path, copy)
+    assert fonts._measured(copy) == fresh and len(list(stored[0].parent.glob("*.json"))) == 1
+    stored[0].write_text("{broken")  # a damaged entry is measured again, not trusted
+    assert fonts._measured(face.path) == fresh and json.loads(stored[0].read_text()) == fresh

@@ -235,25 +235,14 @@ class FontMetrics:
     """
 
     def __init__(self, face: FontFace) -> None:
-        font = TTFont(face.path, lazy=True)
-        upem = font["head"].unitsPerEm
-        hmtx = font["hmtx"].metrics
-        cmap = font.getBestCmap()
-        glyphs = font.getGlyphSet()
-        ink = {name: _glyph_bounds(glyphs, name) for name in set(cmap.values())}
         self.name = f"{face.family}{' Bold' if face.bold else ''}{' Italic' if face.italic else ''}"
-        self._advances: dict[int, float] = {}
-        self._ink_x: dict[int, tuple[float, float] | None] = {}
-        self._ink: dict[int, tuple[float, float, float, float] | None] = {}
-        for code, name in cmap.items():
-            self._advances[code] = hmtx[name][0] / upem
-            bounds = ink[name]
-            self._ink_x[code] = bounds and (bounds[0] / upem, bounds[2] / upem)
-            self._ink[code] = bounds and tuple(b / upem for b in bounds)
-        # hhea ascent/descent are what cairo reports; widen them to cover every glyph's ink.
-        inked = [bounds for bounds in ink.values() if bounds]
-        self.ascent = max([font["hhea"].ascent] + [b[3] for b in inked]) / upem
-        self.descent = max([-font["hhea"].descent] + [-b[1] for b in inked]) / upem
+        data = _measured(face.path)
+        self._advances: dict[int, float] = {int(code): adv for code, adv in data["advances"].items()}
+        self._ink: dict[int, tuple[float, float, float, float] | None] = {
+            int(code): bounds and tuple(bounds) for code, bounds in data["ink"].items()}
+        self._ink_x: dict[int, tuple[float, float] | None] = {
+            code: bounds and (bounds[0], bounds[2]) for code, bounds in self._ink.items()}
+        self.ascent, self.descent = data["ascent"], data["descent"]
 
     def advance(self, text: str) -> float:
         """Width of `text` in em; raises MissingGlyphError for characters the font lacks."""
@@ -273,6 +262,55 @@ class FontMetrics:
                 f"font {self.name} has no glyph for {char!r} (U+{ord(char):04X})"
             )
         return ord(char)
+
+
+METRICS_FORMAT = 1  # bump when _measure's output changes meaning
+
+
+def _measured(path: Path) -> dict:
+    """_measure(path), kept on disk by the font's content: drawing every glyph to find its ink
+    takes about 0.1 s a face, which every build process (and every no-op rebuild) paid again."""
+    import hashlib
+    import json
+
+    from fontTools import version as fonttools_version
+
+    data = path.read_bytes()
+    key = hashlib.sha256(data + f"|{METRICS_FORMAT}|{fonttools_version}".encode()).hexdigest()
+    stored = default_cache_dir().parent / "fontmetrics" / f"{key}.json"
+    try:
+        return json.loads(stored.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    measured = _measure(path)
+    try:
+        atomic.write_text(stored, json.dumps(measured, sort_keys=True))
+    except BuildError:  # a cache that cannot be written costs time, not correctness
+        pass
+    return measured
+
+
+def _measure(path: Path) -> dict:
+    """Advances and ink boxes of every mapped character in em (JSON-able: codes as strings).
+
+    hhea ascent/descent are what cairo reports; they are widened to cover every glyph's ink."""
+    font = TTFont(path, lazy=True)
+    upem = font["head"].unitsPerEm
+    hmtx = font["hmtx"].metrics
+    cmap = font.getBestCmap()
+    glyphs = font.getGlyphSet()
+    ink = {name: _glyph_bounds(glyphs, name) for name in set(cmap.values())}
+    inked = [bounds for bounds in ink.values() if bounds]
+    return {
+        "advances": {str(code): hmtx[name][0] / upem for code, name in cmap.items()},
+        "ink": {str(code): _em(ink[name], upem) for code, name in cmap.items()},
+        "ascent": max([font["hhea"].ascent] + [b[3] for b in inked]) / upem,
+        "descent": max([-font["hhea"].descent] + [-b[1] for b in inked]) / upem,
+    }
+
+
+def _em(bounds: tuple[float, float, float, float] | None, upem: int) -> list[float] | None:
+    return None if bounds is None else [b / upem for b in bounds]
 
 
 def _glyph_bounds(glyphs, name: str) -> tuple[float, float, float, float] | None:
