@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +23,16 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 @pytest.fixture(scope="session", autouse=True)
 def session_cache(tmp_path_factory) -> Iterator[Path]:
-    """The session's own render cache: tests neither read nor fill the repository's build/.cache."""
-    folder = tmp_path_factory.mktemp("cache")
+    """The session's own render cache: tests neither read nor fill the repository's build/.cache.
+
+    Under pytest-xdist the workers of one run share it (their temporary folders are siblings):
+    entries are named by content and written atomically, so a card one worker rendered is not
+    rendered again by the other."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "shared-cache"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("cache")
     patch = pytest.MonkeyPatch()
     patch.setenv(CACHE_ENV, str(folder))
     yield folder
