@@ -11,6 +11,7 @@ import pytest
 
 from cardgen.cli import main
 from cardgen.data.project import CACHE_ENV, load_project
+from cardgen.render import fonts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,6 +36,10 @@ def session_cache(tmp_path_factory) -> Iterator[Path]:
         folder = tmp_path_factory.mktemp("cache")
     patch = pytest.MonkeyPatch()
     patch.setenv(CACHE_ENV, str(folder))
+    # fontconfig reads its configuration once per process, at the first text drawn: set it up
+    # before any test draws. Which test draws first depends on how pytest-xdist hands modules to
+    # its workers, and one that drew with the system's fonts broke every later font set-up.
+    fonts.use_project_fonts(ROOT / "fonts")
     yield folder
     patch.undo()
 
