@@ -107,7 +107,14 @@ class Manifest:
             self.entries = {}
 
     def fresh(self, output: Path, inputs: str) -> bool:
-        return output.is_file() and self.entries.get(output.name) == inputs
+        """Made from these inputs, and still as cardgen wrote it: a sheet truncated or edited
+        since is made again, not reported "(unchanged)"."""
+        if not (output.is_file() and self.entries.get(output.name) == inputs):
+            return False
+        from .outputs import folder_for
+
+        out = folder_for(output)
+        return out is None or out.owns(output)
 
     def record(self, output: Path, inputs: str) -> None:
         self.entries[output.name] = inputs

@@ -10,9 +10,7 @@ import click
 from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
-from ..pipeline import build
-from ..render.workers import worker_count
-from .common import game_option, lang_option, parse_offset, snapshot_from, version_option
+from .common import game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
 
 
 @click.command(name="build")
@@ -43,9 +41,38 @@ from .common import game_option, lang_option, parse_offset, snapshot_from, versi
 def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
             jobs, quiet, strict, timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
+    from .. import buildstamp
+
     _check_booklet(booklet, no_rulebook, since)
     started = time.perf_counter()
-    project, snapshot = snapshot_from(ctx, game, version, lang)
+    project = project_from(ctx)
+    # what changes the files written (not --jobs, --quiet, --timings): the key of the build stamp
+    written = {"game": game, "version": version, "lang": lang, "paper": paper, "fronts_only": fronts_only,
+               "no_png": no_png, "no_rulebook": no_rulebook, "booklet": booklet, "since": since,
+               "out": str(out_dir.resolve()) if out_dir else None, "duplex_offset": duplex_offset,
+               "strict": strict}
+    digest = buildstamp.fingerprint(project, written)
+    report = buildstamp.recall(project, written, digest)
+    if report is not None:  # every input as at the last build, and its files untouched
+        _print_report(report, quiet, rebuilt=False, elapsed=time.perf_counter() - started)
+        if timings:
+            elapsed = time.perf_counter() - started
+            click.echo("stage times:")
+            click.echo(f"  up to date  {elapsed:6.2f} s   every input and output as the last build left them "
+                       "(nothing loaded, rendered or written)")
+        return
+    report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
+                    since, duplex_offset, jobs, quiet, strict, timings, started)
+    buildstamp.remember(project, written, digest, Path(report["out_dir"]), report)
+
+
+def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,
+           duplex_offset, jobs, quiet, strict, timings, started) -> dict:
+    """The build itself; returns its report (plain data, kept by the build stamp)."""
+    from ..pipeline import build
+    from ..render.workers import worker_count
+
+    project, snapshot = snapshot_from(ctx, game, version, lang, project=project)
     old = None
     if since is not None:
         from ..data.versions import resolve
@@ -67,40 +94,64 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     )
     result = build(project, snapshot, options, progress_for(quiet))
     elapsed = time.perf_counter() - started
-    for finding in result.findings:  # each says its own severity: `file:line:col: warning: ...`
-        click.echo(str(finding), err=True)
-    for remark in result.remarks:
-        click.echo(f"warning: {remark}", err=True)
-    if not quiet:
-        _summary(snapshot, result, options, since, elapsed)
+    report = _report(snapshot, result, options, since)
+    _print_report(report, quiet, rebuilt=True, elapsed=elapsed)
     if timings:
         stages = [Timing("load", loaded - started, "project, game and version files")] + result.timings
         for line in timing_lines(stages, elapsed, worker_count(jobs)):
             click.echo(line)
+    return report
 
 
-def _summary(snapshot, result, options: BuildOptions, since: str | None, elapsed: float) -> None:
+def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
+    """What `build` tells the user, as plain data: printed now, and again by a rebuild that finds
+    nothing changed (cardgen.buildstamp)."""
     only = result.only_cards
-    printed = sum(c.count for c in snapshot.cards if only is None or c.id in only)
-    click.echo(f"{snapshot.game.name} {snapshot.version} ({snapshot.language}): {printed} cards to print, {result.faces} different "
-               f"faces and backs ({result.rendered} rendered, {result.faces - result.rendered} from cache) "
-               f"in {elapsed:.1f}s")
-    if only is not None:
-        click.echo(f"update pack since {since}: {len(only)} new or changed card(s): {', '.join(sorted(only)) or 'none'}")
-    for out in result.outputs:
-        state = "" if out.rebuilt else " (unchanged)"
-        paper_count = f" = {out.sheets} sheets of paper" if out.sheets is not None else ""
-        click.echo(f"  {display_path(out.path)}  {out.what}, {out.pages} pages{paper_count}{state}")
-        for line in out.details:
+    return {
+        "problems": [str(finding) for finding in result.findings] + [f"warning: {r}" for r in result.remarks],
+        "title": f"{snapshot.game.name} {snapshot.version} ({snapshot.language})",
+        "printed": sum(c.count for c in snapshot.cards if only is None or c.id in only),
+        "faces": result.faces,
+        "rendered": result.rendered,
+        "only": None if only is None else sorted(only),
+        "since": since,
+        "outputs": [{"path": str(out.path.resolve()), "what": out.what, "pages": out.pages, "sheets": out.sheets,
+                     "details": list(out.details), "rebuilt": out.rebuilt} for out in result.outputs],
+        "offset": list(options.back_offset_mm) if any(o.sheets is not None for o in result.outputs) else None,
+        "text_fit": _text_fit(snapshot.language, result.shrunk, result.faces),
+        "png": str((result.out_dir / "png").resolve()) if options.png else None,
+        "svg": str((result.out_dir / "svg").resolve()),
+        "out_dir": str(result.out_dir.resolve()),
+    }
+
+
+def _print_report(report: dict, quiet: bool, *, rebuilt: bool, elapsed: float) -> None:
+    """Problems on stderr (each says its own severity: `file:line:col: warning: ...`), then,
+    unless --quiet, the summary. rebuilt=False: a rebuild that found nothing to do."""
+    for line in report["problems"]:
+        click.echo(line, err=True)
+    if quiet:
+        return
+    rendered = report["rendered"] if rebuilt else 0
+    click.echo(f"{report['title']}: {report['printed']} cards to print, {report['faces']} different faces and backs "
+               f"({rendered} rendered, {report['faces'] - rendered} from cache) in {elapsed:.1f}s")
+    if report["only"] is not None:
+        click.echo(f"update pack since {report['since']}: {len(report['only'])} new or changed card(s): "
+                   f"{', '.join(report['only']) or 'none'}")
+    for out in report["outputs"]:
+        state = "" if rebuilt and out["rebuilt"] else " (unchanged)"
+        paper_count = f" = {out['sheets']} sheets of paper" if out["sheets"] is not None else ""
+        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}, {out['pages']} pages{paper_count}{state}")
+        for line in out["details"]:
             click.echo(f"      {line}")
-    if any(o.sheets is not None for o in result.outputs):
-        offset = options.back_offset_mm
-        click.echo(f"  print sheets at 100 % (actual size); duplex backs shifted by {offset[0]:g},{offset[1]:g} mm "
+    if report["offset"] is not None:
+        x, y = report["offset"]
+        click.echo(f"  print sheets at 100 % (actual size); duplex backs shifted by {x:g},{y:g} mm "
                    "(measure yours: cardgen calibrate)")
-    click.echo(_text_fit(snapshot.language, result.shrunk, result.faces))
-    if options.png:
-        click.echo(f"  {display_path(result.out_dir / 'png')}/  card images, 300 DPI with bleed")
-    click.echo(f"  {display_path(result.out_dir / 'svg')}/  card faces and backs as SVG")
+    click.echo(report["text_fit"])
+    if report["png"]:
+        click.echo(f"  {display_path(Path(report['png']))}/  card images, 300 DPI with bleed")
+    click.echo(f"  {display_path(Path(report['svg']))}/  card faces and backs as SVG")
 
 
 def _text_fit(lang: str, shrunk: dict[str, float], faces: int) -> str:

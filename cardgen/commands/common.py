@@ -23,11 +23,11 @@ def project_from(ctx: click.Context) -> Project:
 
 
 def snapshot_from(ctx: click.Context, game: str | None, version: str | None,
-                  lang: str | None = None) -> tuple[Project, Snapshot]:
+                  lang: str | None = None, project: Project | None = None) -> tuple[Project, Snapshot]:
     """The resolved version, in `lang` (default: the game's source language)."""
     from ..i18n.localise import localise
 
-    project = project_from(ctx)
+    project = project or project_from(ctx)
     g = load_game(project, game)
     return project, localise(resolve(project, g, version), lang)
 

@@ -1,0 +1,118 @@
+"""A rebuild with nothing changed does nothing (cardgen.buildstamp); any change to any input
+builds again, and an output touched since the last build is made again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from cardgen import buildstamp
+
+ARGS = ("build", "--version", "3.1", "--no-rulebook", "--no-png", "--paper", "a4")
+UP_TO_DATE = "up to date"
+
+
+def build(cli, project: Path, *extra: str):
+    result = cli(*ARGS, "--timings", *extra, cwd=project)
+    assert result.code == 0, result.err
+    return result
+
+
+def outputs(project: Path) -> dict[Path, int]:
+    folder = project / "build" / "kings-blade" / "3.1"
+    return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def built(cli, project_copy):
+    first = build(cli, project_copy)
+    assert UP_TO_DATE not in first.out
+    return project_copy
+
+
+def test_nothing_changed_writes_nothing_and_reports_as_a_rebuild(cli, built):
+    before = outputs(built)
+    again = build(cli, built)
+    assert UP_TO_DATE in again.out
+    assert outputs(built) == before  # not a file rewritten, none added
+    assert "90 cards to print, 30 different faces and backs (0 rendered, 30 from cache)" in again.out
+    assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 20 pages = 10 sheets of paper " \
+           "(unchanged)" in again.out
+    assert "text fit (en): 22 of 30 faces print text below its normal size" in again.out
+    assert "png/" not in again.out and "svg/  card faces and backs as SVG" in again.out
+    quiet = cli(*ARGS, "--quiet", cwd=built)
+    assert quiet.code == 0 and quiet.out == ""
+
+
+def test_a_no_op_rebuild_loads_no_renderer(built):
+    """In a fresh process (as a user runs it): neither the pipeline nor cairo nor weasyprint."""
+    code = ("import sys\nfrom cardgen.cli import main\n"
+            f"try:\n    main({list(ARGS)!r})\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m for m in ('cardgen.pipeline', 'cairosvg', 'cairocffi', 'weasyprint', 'pikepdf')"
+            " if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=built, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]", proc.stdout
+
+
+def test_any_changed_input_builds_again(cli, built):
+    """One edit of each kind of input, one after the other: each builds again, then the next
+    rebuild is up to date again."""
+    blade = built / "card_data" / "kings-blade"
+
+    def append(path: Path, text: str = "\n") -> None:
+        path.write_text(path.read_text() + text)
+
+    edits = {
+        "card data": lambda: append(blade / "game.yml", "\n# a comment is a change too\n"),
+        "version file": lambda: append(built / "versions" / "kings-blade" / "3.1.yml"),
+        "template": lambda: append(built / "templates" / "kings-blade" / "part.svg.j2"),
+        "icon": lambda: (lambda icon: icon.write_text(icon.read_text().replace("<svg", "<svg data-x='1'", 1)))(
+            sorted((built / "icons").rglob("*.svg"))[0]),
+        "font folder": lambda: shutil.copyfile(built / "fonts" / "OFL-Cinzel.txt", built / "fonts" / "OFL-copy.txt"),
+        "project file": lambda: append(built / "cardgen.yml"),
+        "new file in card_data": lambda: (blade / "notes.txt").write_text("a new file"),
+    }
+    for name, edit in edits.items():
+        edit()
+        assert UP_TO_DATE not in build(cli, built).out, name
+        assert UP_TO_DATE in build(cli, built).out, name
+
+
+def test_other_options_and_dates_are_other_builds(cli, built, monkeypatch, tmp_path):
+    assert UP_TO_DATE not in build(cli, built, "--fronts-only", "--out", str(tmp_path / "fronts")).out
+    assert UP_TO_DATE in build(cli, built).out  # each set of options keeps its own record
+    assert UP_TO_DATE in build(cli, built, "--fronts-only", "--out", str(tmp_path / "fronts")).out
+    assert UP_TO_DATE in build(cli, built, "--jobs", "1").out  # --jobs changes no file
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the rulebooks' date
+    assert UP_TO_DATE not in build(cli, built).out
+
+
+@pytest.mark.parametrize("how", ["deleted", "edited"])
+def test_an_output_touched_since_is_made_again(cli, built, how):
+    sheet = built / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf"
+    good = sheet.read_bytes()
+    if how == "deleted":
+        sheet.unlink()
+    else:
+        sheet.write_bytes(good[:-10])  # a truncated file, as an interrupted copy leaves one
+    assert UP_TO_DATE not in build(cli, built).out
+    assert sheet.read_bytes() == good
+
+
+def test_a_change_to_cardgen_itself_builds_again(cli, built, monkeypatch, tmp_path):
+    """An editable install whose code changed may draw differently: its files are an input."""
+    package = tmp_path / "cardgen"
+    shutil.copytree(buildstamp.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(buildstamp, "PACKAGE_DIR", package)
+    assert UP_TO_DATE not in build(cli, built).out  # another package: another fingerprint
+    assert UP_TO_DATE in build(cli, built).out
+    (package / "imposition" / "layout.py").write_text((package / "imposition" / "layout.py").read_text() + "\n")
+    assert UP_TO_DATE not in build(cli, built).out
