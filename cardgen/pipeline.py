@@ -108,7 +108,7 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         files, jobs = rasteriser.plan(rendered)
         queued = rasteriser.submit(jobs, workers)
         planned = time.perf_counter()
-        rulebooks = notes = None
+        rulebooks = notes = booklets = None
         translator = snapshot.translator
         rulebook_words = translator is None or "rulebook" in translator.domains
         if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
@@ -124,6 +124,10 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
 
             notes = start_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest, workers,
                                 rulebooks.html.get(options.papers[0]))
+        if rulebooks is not None and options.booklet:
+            from .rulebook.booklet import start_booklets
+
+            booklets = start_booklets(project, snapshot, rendered, options, out_dir, manifest, workers)
         waited = time.perf_counter()
         rasteriser.wait(jobs, queued)
         result.timings.append(Timing("rasterise", planned - started + time.perf_counter() - waited,
@@ -145,11 +149,10 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
             with progress.stage("Laying out the rulebook"):
                 result.outputs += rulebooks.finish(files)
             result.timings += rulebooks.timings
-        if rulebooks is not None and options.booklet:
-            from .rulebook.booklet import build_booklets
-
+        if booklets is not None:
             with progress.stage("Laying out the rulebook booklet"):
-                result.outputs += build_booklets(project, snapshot, rendered, options, out_dir, manifest, files)
+                result.outputs += booklets.finish(files)
+            result.timings += booklets.timings
         if notes is not None:
             with progress.stage("Laying out the designer's notes"):
                 result.outputs += notes.finish(files)

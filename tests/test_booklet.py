@@ -84,6 +84,16 @@ def test_imposed_sheets_are_landscape_and_read_in_order_when_folded(tmp_path, pa
     assert abs(layout.height_mm * SCALE - half.height_mm) < 0.05
 
 
+def test_the_same_pages_impose_to_the_same_bytes():
+    """pikepdf's add_overlay names what it places at random: a booklet made twice must not differ."""
+    pages = _numbered(6, PAGES["a4"].width_mm, PAGES["a4"].height_mm)
+    first, second = impose(pages, PAPERS["a4"]), impose(pages, PAPERS["a4"])
+    assert first == second
+    with pikepdf.open(io.BytesIO(first)) as pdf:
+        assert sorted(str(k) for k in pdf.pages[0].Resources.XObject.keys()) == ["/Page1"]  # Side(None, 1)
+        assert sorted(str(k) for k in pdf.pages[2].Resources.XObject.keys()) == ["/Page3", "/Page6"]
+
+
 @pytest.mark.parametrize("args, message", [
     (("--no-rulebook",), "error: --booklet needs the rulebook: drop --no-rulebook (or --booklet)"),
     (("--only-changed-since", "3"), "error: --booklet: an update pack (--only-changed-since 3) prints only cards"),

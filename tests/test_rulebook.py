@@ -21,7 +21,9 @@ from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
 from cardgen.pipeline import build
 from cardgen.render.cards import CardRenderer
+from cardgen.render.workers import Workers
 from cardgen.rulebook import build_rulebooks, rulebook_html
+from cardgen.rulebook.booklet import padded
 from cardgen.rulebook.cardpdf import MARKER, face_svg_path, placeholder_digest, placeholder_png
 from cardgen.rulebook.helpers import FaceStore
 from cardgen.rulebook.outline import outline
@@ -60,12 +62,13 @@ def built(tmp_path_factory):
     """3.1 through the whole pipeline, both papers; V1 and V2 rulebooks from their cards."""
     out = tmp_path_factory.mktemp("rb31")
     project, snapshot = _snapshot(ROOT, "3.1")
-    renderers = []
-    with pytest.MonkeyPatch.context() as patch:  # count the Renderers a build makes
-        made = CardRenderer.__init__
+    renderers, pools = [], []
+    with pytest.MonkeyPatch.context() as patch:  # count the Renderers and process pools a build makes
+        made, opened = CardRenderer.__init__, Workers.__init__
         patch.setattr(CardRenderer, "__init__", lambda self, *a: renderers.append(a) or made(self, *a))
+        patch.setattr(Workers, "__init__", lambda self, *a, **k: pools.append(a) or opened(self, *a, **k))
         result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False, booklet=True))
-    result.renderers = len(renderers)
+    result.renderers, result.pools = len(renderers), len(pools)
     books = {"3.1": out / "rulebook-a4.pdf"}
     for version in ("1", "2", "3"):
         dest = tmp_path_factory.mktemp(f"rb{version}")
@@ -79,6 +82,7 @@ def built(tmp_path_factory):
 
 def test_pipeline_writes_both_papers_with_their_page_size(built):
     result, out, _, _ = built
+    assert result.pools == 1  # the booklets are laid out beside the rulebooks, not after them in a pool of their own
     outputs = {o.path.name: o for o in result.outputs}
     assert set(outputs) == {"rulebook-a4.pdf", "rulebook-letter.pdf", "notes-a4.pdf", "notes-letter.pdf",
                             "rulebook-booklet-a4.pdf", "rulebook-booklet-letter.pdf"}
@@ -96,14 +100,22 @@ def test_the_build_renders_the_cards_once_and_times_each_paper(built):
     assert result.renderers == 1  # the rulebook draws its icons without a Renderer of its own
     stages = {t.stage: t for t in result.timings}
     assert list(stages) == ["validate", "render", "preflight", "rasterise", "export", "rulebook A4",
-                            "rulebook LETTER", "notes A4", "notes LETTER"]
-    for name, paper in itertools.product(("rulebook", "notes"), ("A4", "LETTER")):
+                            "rulebook LETTER", "booklet A4", "booklet LETTER", "notes A4", "notes LETTER"]
+    for name, paper in itertools.product(("rulebook", "booklet", "notes"), ("A4", "LETTER")):
         timing = stages[f"{name} {paper}"]
-        html, layout, pdf, cards = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
-        assert 0 < layout and 0 < pdf and abs(html + layout + pdf + cards - timing.seconds) < 0.02
-        assert (cards > 0) == (name == "rulebook")  # the notes show no cards
-        pages = next(o.pages for o in result.outputs if o.path.name == f"{name}-{paper.lower()}.pdf")
-        assert timing.detail.endswith(f"{pages} pages")
+        html, layout, pdf, cards, *imposed = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
+        assert 0 < layout and 0 < pdf and abs(html + layout + pdf + cards + sum(imposed) - timing.seconds) < 0.02
+        assert (cards > 0) == (name != "notes")  # the notes show no cards
+        assert len(imposed) == (name == "booklet")  # only the booklet is imposed after its layout
+        file = f"rulebook-booklet-{paper.lower()}.pdf" if name == "booklet" else f"{name}-{paper.lower()}.pdf"
+        pages = next(o for o in result.outputs if o.path.name == file).pages
+        with pikepdf.open(result.out_dir / file) as done:
+            assert pages == len(done.pages)
+        laid_out = int(re.search(r"(\d+) pages", timing.detail)[1])  # the pages weasyprint laid out
+        if name == "booklet":  # two booklet pages a printed side, padded to whole sheets of four
+            assert pages * 2 == padded(laid_out) and pages * 2 - laid_out < 4
+        else:
+            assert laid_out == pages
 
 
 def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):

@@ -11,22 +11,23 @@ normal rulebook as `rulebook-booklet-a4.pdf` / `rulebook-booklet-letter.pdf`.
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pikepdf
 
 from .. import cache as cache_mod
-from ..atomic import write_bytes
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..render.fonts import fonts_digest
 from ..render.workers import Workers
 from ..units import mm_to_pt
-from .document import rulebook_html, with_cards, write_rulebook_pdf
+from .document import Pdf, rulebook_html
+from .stage import PendingPdfs, templates_digest
 
-CODE_VERSION = "booklet-2"  # bump when this module changes what a booklet looks like
+CODE_VERSION = "booklet-3"  # bump when this module changes what a booklet looks like
 HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7, 215.9)}  # half of each sheet
 # The booklet is laid out on a page 1/SCALE the size of its half sheet and printed at SCALE:
 # the rulebook's own layout and figure widths then fit, its 10 pt text prints at 8.2 pt and
@@ -78,7 +79,7 @@ def impose(pdf_data: bytes, sheet: Paper) -> bytes:
                 w, h = (box[2] - box[0]) * SCALE, (box[3] - box[1]) * SCALE
                 x = half * width / 2 + (width / 2 - w) / 2  # centred in its half (A5 is 0.5 mm short)
                 y = (height - h) / 2
-                page.add_overlay(source, pikepdf.Rectangle(x, y, x + w, y + h))
+                _place(page, source, number, pikepdf.Rectangle(x, y, x + w, y + h))
         out.Root.ViewerPreferences = pikepdf.Dictionary(Duplex=pikepdf.Name.DuplexFlipShortEdge)
         out.docinfo = out.make_indirect(pikepdf.Dictionary({k: v for k, v in src.docinfo.items()
                                                             if k in ("/Title", "/Author", "/Creator")}))
@@ -87,48 +88,54 @@ def impose(pdf_data: bytes, sheet: Paper) -> bytes:
         return buffer.getvalue()
 
 
+def _place(page: pikepdf.Page, source: pikepdf.Page, number: int, rect: pikepdf.Rectangle) -> None:
+    """`source` drawn into `rect` of `page` as a form XObject named after its page number.
+
+    Not `page.add_overlay`: that names the XObject at random, and the same rulebook would
+    make different bytes on every build.
+    """
+    form = source.as_form_xobject()
+    name = page.add_resource(form, pikepdf.Name.XObject, pikepdf.Name(f"/Page{number}"))
+    page.contents_add(b"q\n" + page.calc_form_xobject_placement(form, name, rect) + b"Q\n")
+
+
 def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
                    out_dir: Path, manifest: cache_mod.Manifest,
                    files: dict[str, FaceFiles] | None = None) -> list[Output]:
     """One booklet per paper in `options.papers`, skipped when its inputs are unchanged.
 
     `files`: the build's card renders, whose PDFs are the card pictures (else rendered here).
+    The pipeline uses `start_booklets` instead, to lay them out beside the cards and the rulebook.
     """
+    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
+        return start_booklets(project, snapshot, rendered, options, out_dir, manifest, workers).finish(files or {})
+
+
+def start_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
+                   out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingPdfs:
+    """Render each paper's booklet HTML here and queue the stale ones' layout in `workers`;
+    `finish` imposes the laid-out pages two up and writes the booklets."""
+    labels = {paper: f"rulebook booklet, {HALVES[paper].name} pages on {paper.upper()}" for paper in options.papers}
+    pending = PendingPdfs(project, "booklet", "rulebook booklet", options.papers, manifest,
+                          shape=_imposed, labels=labels)
     template = snapshot.game.file.rulebook
     if not template:
-        return []
-    outputs = []
+        return pending
+    templates = templates_digest(project, snapshot)
+    fonts = fonts_digest(project.fonts_dir)
     for paper in options.papers:
+        started = time.perf_counter()
         doc = rulebook_html(project, snapshot, rendered, template, PAGES[paper], extra={"booklet": True})
         out = out_dir / f"rulebook-booklet-{paper}.pdf"
-        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html,
-                                     _templates_digest(project, snapshot), fonts_digest(project.fonts_dir))
-        what = f"rulebook booklet, {HALVES[paper].name} pages on {paper.upper()}"
+        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
+        html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):
-            with pikepdf.open(out) as done:
-                outputs.append(Output(out, what, len(done.pages), rebuilt=False))
-            continue
-        pdf = with_cards(project, _lay_out(project, doc), files or {})
-        data = impose(pdf.data, PAPER_SIZES[paper])
-        write_bytes(out, data)
-        manifest.record(out, inputs)
-        outputs.append(Output(out, what, len(saddle_stitch(pdf.pages)), warnings=list(pdf.warnings)))
-    return outputs
+            pending.up_to_date(paper, out, html_s)
+        else:
+            pending.lay_out(paper, out, inputs, doc, workers, html_s)
+    return pending
 
 
-def _templates_digest(project: Project, snapshot: Snapshot) -> str:
-    """The templates and stylesheets of both folders, hashed afresh (people edit them between builds)."""
-    import hashlib
-
-    h = hashlib.sha256()
-    folders = (project.templates_dir / snapshot.game.id, project.templates_dir / "common")
-    for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(project.templates_dir)).encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
-
-
-def _lay_out(project: Project, doc):
-    """weasyprint's layout with the project's fonts set up, as the rulebook stage does it."""
-    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
-        return workers.submit(write_rulebook_pdf, project, doc).result()
+def _imposed(paper: str, pdf: Pdf) -> tuple[bytes, int]:
+    """The laid-out booklet pages on the paper's sheets, and the count of printed sides."""
+    return impose(pdf.data, PAPER_SIZES[paper]), len(saddle_stitch(pdf.pages))

@@ -14,6 +14,7 @@ toolchain) matches the output folder's manifest.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,22 +57,29 @@ class _Layout:
 
 class PendingPdfs:
     """Documents (a rulebook, the designer's notes) being laid out in the build's workers, one
-    per paper; `finish` waits for them, puts the cards in and writes them."""
+    per paper; `finish` waits for them, puts the cards in and writes them.
+
+    `shape`: what becomes of a laid-out document before it is written, per paper (the booklet
+    imposes its pages two up): the bytes to write and the page count to report.
+    """
 
     def __init__(self, project: Project, name: str, what: str, papers: tuple[str, ...],
-                 manifest: cache_mod.Manifest):
+                 manifest: cache_mod.Manifest, shape: Callable[[str, Pdf], tuple[bytes, int]] | None = None,
+                 labels: dict[str, str] | None = None):
         self.project = project
         self.name = name  # the --timings stage: "rulebook", "notes"
         self.what = what  # the build summary's words: "rulebook", "designer's notes"
         self.papers = papers
         self.manifest = manifest
+        self.shape = shape
+        self.labels = labels or {}  # a paper's own words in the summary, if not "<what>, <PAPER>"
         self.fresh: dict[str, Output] = {}
         self.layouts: dict[str, _Layout] = {}
         self.html: dict[str, str] = {}  # each paper's HTML, up to date or not
         self.timings: list[Timing] = []  # complete once finish() returns
 
     def up_to_date(self, paper: str, out: Path, html_s: float) -> None:
-        self.fresh[paper] = Output(out, f"{self.what}, {paper.upper()}", _pages(out), rebuilt=False)
+        self.fresh[paper] = Output(out, self._label(paper), _pages(out), rebuilt=False)
         self.timings.append(Timing(f"{self.name} {paper.upper()}", html_s, "HTML only: the PDF is up to date"))
 
     def lay_out(self, paper: str, out: Path, inputs: str, doc: RulebookDocument, workers: Workers,
@@ -83,15 +91,21 @@ class PendingPdfs:
         outputs = dict(self.fresh)
         for paper, job in self.layouts.items():
             pdf: Pdf = with_cards(self.project, job.future.result(), files)
-            write_bytes(job.out, pdf.data)
+            shaped = time.perf_counter()
+            data, pages = self.shape(paper, pdf) if self.shape else (pdf.data, pdf.pages)
+            shape_s = time.perf_counter() - shaped
+            write_bytes(job.out, data)
             self.manifest.record(job.out, job.inputs)
-            outputs[paper] = Output(job.out, f"{self.what}, {paper.upper()}", pdf.pages,
-                                    warnings=list(pdf.warnings))
-            total = job.html_s + pdf.layout_s + pdf.write_s + pdf.cards_s
+            outputs[paper] = Output(job.out, self._label(paper), pages, warnings=list(pdf.warnings))
+            total = job.html_s + pdf.layout_s + pdf.write_s + pdf.cards_s + shape_s
             self.timings.append(Timing(f"{self.name} {paper.upper()}", total,
                                        f"HTML {job.html_s:.2f} s, layout {pdf.layout_s:.2f} s, "
-                                       f"PDF {pdf.write_s:.2f} s, cards {pdf.cards_s:.2f} s, {pdf.pages} pages"))
+                                       f"PDF {pdf.write_s:.2f} s, cards {pdf.cards_s:.2f} s, {pdf.pages} pages"
+                                       + (f", imposed {shape_s:.2f} s" if self.shape else "")))
         return [outputs[p] for p in self.papers if p in outputs]
+
+    def _label(self, paper: str) -> str:
+        return self.labels.get(paper, f"{self.what}, {paper.upper()}")
 
 
 def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
@@ -102,7 +116,7 @@ def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
     template = snapshot.game.file.rulebook
     if not template:
         return pending
-    templates = _templates_digest(project, snapshot)
+    templates = templates_digest(project, snapshot)
     for paper in options.papers:
         started = time.perf_counter()
         doc = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
@@ -122,7 +136,7 @@ def _font_cache(project: Project) -> Path:
     return project.cache_dir / "fontconfig"
 
 
-def _templates_digest(project: Project, snapshot: Snapshot) -> str:
+def templates_digest(project: Project, snapshot: Snapshot) -> str:
     """Everything the HTML pulls in besides itself: stylesheets and templates of both folders.
 
     Hashed afresh on every build (not cached per process like fonts): templates are what
