@@ -115,6 +115,12 @@ def test_open_questions_are_read_from_the_rulebook_html():
             '<aside class="aside aside-note"><p class="aside-title">Designer\'s note</p><p>n</p></aside>')
     [q] = open_questions(html)
     assert (q.section, q.title, q.text) == ("Set-up", "who deals?", "The notes do not say.")
+    # a translated rulebook's box: its heading is cardgen's word in that language
+    dutch = ('<h2>Voorbereiding</h2><aside class="aside aside-question"><p class="aside-title">Open vraag: '
+             'welke kling?</p><p>Deze regels zeggen het niet.</p></aside>'
+             '<aside class="aside aside-question"><p class="aside-title">Open vraag</p><p>z</p></aside>')
+    assert [(q.section, q.title) for q in open_questions(dutch)] == [("Voorbereiding", "welke kling?"),
+                                                                       ("Voorbereiding", "")]
 
 
 def test_numbers_in_the_choices_are_the_datas(notes):

@@ -3,7 +3,9 @@ plural forms by each language's rule, and The King's Blade printed in Dutch."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -39,9 +41,9 @@ def dutch(tmp_path_factory):
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 try:
-                    # the English rulebook is tested elsewhere: here only what Dutch changes
-                    extra = ["--no-rulebook"] if lang == "en" else []
-                    main(["build", "--version", "3.1", "--lang", lang, "--paper", "a4", "--no-png", *extra])
+                    # Dutch on both papers: the Letter rulebook must lay out too
+                    paper = "both" if lang == "nl" else "a4"
+                    main(["build", "--version", "3.1", "--lang", lang, "--paper", paper, "--no-png"])
                     code = 0
                 except SystemExit as exc:
                     code = exc.code
@@ -73,12 +75,22 @@ def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
     assert "sheet 1/" in english and "vel 1/" not in english
 
 
-def test_dutch_build_says_it_has_no_rulebook_and_reports_text_fit(dutch):
+def test_dutch_build_has_every_string_translated_and_reports_text_fit(dutch):
     _, runs = dutch
     code, out, err = runs["nl"]
-    assert "no rulebook in 'nl'" in err and "rulebook.po" in err
-    assert "not translated" not in err  # the cards catalog is complete
+    assert code == 0, err
+    assert "no rulebook in" not in err
+    assert "not translated" not in err  # both catalogs are complete, the templates' strings too
     assert "text fit (nl):" in out and "text fit (en):" in runs["en"][1]
+
+
+def test_a_language_without_a_rulebook_catalog_builds_its_cards_and_says_why(project_copy, cli):
+    (project_copy / "card_data" / "kings-blade" / "locale" / "nl" / "rulebook.po").unlink()
+    result = cli("build", "--version", "3.1", "--lang", "nl", "--paper", "a4", "--no-png", cwd=project_copy)
+    assert result.code == 0, result.err
+    assert "no rulebook in 'nl'" in result.err and "nl/rulebook.po" in result.err
+    out = project_copy / "build" / "kings-blade" / "3.1" / "nl"
+    assert (out / "sheets-a4-duplex.pdf").is_file() and not (out / "rulebook-a4.pdf").exists()
 
 
 def _fit_count(out: str) -> int:
@@ -96,8 +108,8 @@ def test_i18n_status_of_the_kings_blade_is_complete(cli):
     result = cli("i18n", "status", "--game", "kings-blade")
     assert result.code == 0, result.out + result.err
     assert "nl: 100% complete" in result.out
-    assert "cards: 58/58 translated, 0 untranslated, 0 outdated" in result.out
-    assert "rulebook: no catalog" in result.out
+    assert "cards: 59/59 translated, 0 untranslated, 0 outdated" in result.out
+    assert "rulebook: 230/230 translated, 0 untranslated, 0 outdated" in result.out
 
 
 def test_committed_catalog_templates_are_current(project_copy, cli):
@@ -119,7 +131,7 @@ def test_changed_source_string_becomes_untranslated_then_outdated(project_copy, 
 
     status = cli("i18n", "status", "--game", "kings-blade", cwd=project_copy)
     assert status.code == 1
-    assert "nl: 98% INCOMPLETE" in status.out
+    assert "nl: 99% INCOMPLETE" in status.out  # 288 of 289 messages
     assert f"card_data/kings-blade/game.yml:{line}: untranslated: 'The Deep Mine'" in status.out
 
     update = cli("i18n", "update", "--game", "kings-blade", cwd=project_copy)
@@ -184,8 +196,9 @@ def test_show_in_dutch_translates_effects(cli):
 
 
 def test_cardgens_own_page_text_catalogs_are_current_and_complete(cli, tmp_path, monkeypatch):
-    """`cardgen i18n own` re-extracts cardgen's page text: the committed files come back byte for
-    byte (in a copy of them), and Dutch and Italian translate every message."""
+    """`cardgen i18n own` re-extracts cardgen's own words (the sheets' and the common rulebook
+    templates'): the committed files come back byte for byte (in a copy of them), and Dutch and
+    Italian translate every message."""
     import shutil
 
     from cardgen.i18n import own
@@ -195,12 +208,13 @@ def test_cardgens_own_page_text_catalogs_are_current_and_complete(cli, tmp_path,
     monkeypatch.setattr(own, "LOCALE_DIR", tmp_path / "locale")
     shutil.copytree(committed, own.LOCALE_DIR)
     before = {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")}
-    assert len(before) == 3
+    assert len(before) == 6  # sheets and rulebook: one .pot each, a .po each in nl and it
     result = cli("i18n", "own", cwd=tmp_path)  # cardgen's own catalogs: no project needed
     assert result.code == 0, result.out + result.err
     assert {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")} == before
     monkeypatch.setattr(own, "LOCALE_DIR", committed)
     assert "sheets.pot: 19 messages" in result.out and result.out.count("19/19 translated") == 2
+    assert "rulebook.pot: 15 messages" in result.out and result.out.count("15/15 translated") == 2
     assert own.page_text("nl")("sheet {n}/{total}, {side}").format(n=2, total=13, side="achterkant") == \
         "vel 2/13, achterkant"
     assert own.page_text("de")("print one-sided") == "print one-sided"  # no catalog: cardgen's English
@@ -214,3 +228,121 @@ def test_dutch_catalog_has_plural_forms_header():
     assert catalog.num_plurals == 2
     plural = [m for m in catalog if isinstance(m.id, tuple)]
     assert len(plural) == 5 and all(len(m.string) == 2 and all(m.string) for m in plural)
+
+
+# --- The King's Blade's rulebook in Dutch -------------------------------------------------------
+
+def _rulebook_text(root: Path, lang: str, page: int | None = None) -> str:
+    """The A4 rulebook's text in reading order, whitespace collapsed (one page, or all)."""
+    folder = root / "build" / "kings-blade" / "3.1" / ("" if lang == "en" else lang)
+    pages = ["-f", str(page), "-l", str(page)] if page else []
+    text = subprocess.run(["pdftotext", *pages, str(folder / "rulebook-a4.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return " ".join(text.split())
+
+
+def _pages(root: Path, lang: str) -> list[str]:
+    folder = root / "build" / "kings-blade" / "3.1" / ("" if lang == "en" else lang)
+    info = subprocess.run(["pdfinfo", str(folder / "rulebook-a4.pdf")], capture_output=True, text=True, check=True)
+    count = int(re.search(r"^Pages:\s+(\d+)$", info.stdout, re.M).group(1))
+    return [_rulebook_text(root, lang, n) for n in range(1, count + 1)]
+
+
+# Sentences of the English rulebook (template words, cardgen's words, data) and their Dutch; each
+# English one must be gone from the Dutch rulebook, and still be in the English one.
+PHRASES = [
+    ("Contents", "Inhoud"),
+    ("Card list", "Kaartenoverzicht"),
+    ("2–4 players", "2–4 spelers"),
+    ("by Robbert Sloof", "door Robbert Sloof"),
+    ("Rules for Version 3.1", "Spelregels voor Versie 3.1"),
+    ("The King's Blade · Version 3.1", "Het Zwaard van de Koning · Versie 3.1"),
+    ("The King has organised a festival for blacksmiths", "De koning heeft een feest georganiseerd voor smeden"),
+    ("Shuffle the 60 metal cards and place them face down on the table: this is the mine.",
+     "Schud de 60 metaalkaarten en leg ze gedekt op tafel: dit is de mijn."),
+    ("The youngest player begins, and turns go clockwise.", "De jongste speler begint; daarna gaat de beurt met de klok mee."),
+    ("Take a card from the market.", "Neem een kaart van de markt."),
+    ("Pour 1 metal into a card.", "Giet 1 metaal in een kaart."),
+    ("Draw metal from the mine until your hand is full.", "Trek metaal uit de mijn tot je hand vol is."),
+    ("Discarded metal goes face down under the mine", "Afgelegd metaal gaat gedekt onder de mijn"),
+    ("The player with the most sword points wins.", "De speler met de meeste zwaardpunten wint."),
+    ("a blade card, face up", "een klingkaart, open"),
+    ("your hand (storage): 3 metals", "je hand (voorraad): 3 metalen"),
+    ("Blade cards (6)", "Klingkaarten (6)"),
+    ("Sword points: 3; Metals needed: 4", "Zwaardpunten: 3; Benodigde metalen: 4"),
+    ("[Orcish Steel] +1 sword point", "[Orkenstaal] +1 zwaardpunt"),
+]
+
+
+def test_dutch_rulebook_is_built_for_both_papers(dutch):
+    root, _ = dutch
+    folder = root / "build" / "kings-blade" / "3.1" / "nl"
+    for paper, pages in (("a4", 8), ("letter", 9)):
+        info = subprocess.run(["pdfinfo", str(folder / f"rulebook-{paper}.pdf")], capture_output=True, text=True,
+                              check=True).stdout
+        assert re.search(rf"^Pages:\s+{pages}$", info, re.M), info
+        text = " ".join(_pdf_text(folder / f"rulebook-{paper}.pdf").split())
+        assert "Voorbereiding" in text and "Spelverloop" in text and "Set-up" not in text
+
+
+def test_dutch_rulebook_section_titles_and_contents(dutch):
+    root, _ = dutch
+    pages = _pages(root, "nl")
+    titles = ["Inleiding", "Doel van het spel", "Spelmateriaal", "Voorbereiding", "Kaartuitleg", "Symbolen", "Metalen",
+              "Overlopen", "Spelverloop", "1. Smidsefase", "2. Actiefase", "Einde van het spel", "Voorbeelden",
+              "Kaartenoverzicht"]
+    contents = pages[1]
+    assert contents.startswith("Inhoud ")
+    for title in titles:
+        # the contents give each title with the page its heading is on (the first page after
+        # the contents that starts a line with it)
+        listed = re.search(re.escape(title) + r" ?\.+ ?(\d+)", contents)
+        assert listed, title
+        page = int(listed.group(1))
+        assert title in pages[page - 1], (title, page)
+    # the rules' own text, and not the English's
+    assert "Het Zwaard van de Koning" in pages[0] and "Smeed het legendarische zwaard." in pages[0]
+
+
+def test_dutch_rulebook_prints_the_datas_numbers_in_dutch_sentences(dutch):
+    root, _ = dutch
+    project = load_project(root)
+    from cardgen.data.versions import resolve
+
+    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+    text = _rulebook_text(root, "nl")
+    hand, face_up, start = (snapshot.rules[k] for k in ("hand_limit", "market_face_up", "starting_hand"))
+    assert f"Je mag maximaal {hand} metalen in je voorraad hebben." in text
+    assert f"Met een volle hand ({hand} metalen) valt er niets te nemen." in text
+    assert f"Trek {face_up} kaarten van de stapel en leg ze open ernaast" in text
+    assert f"Geef ook elke speler {start} metaalkaarten uit de mijn in de hand" in text
+    metals = {sid: snapshot.symbol_count(sid) for sid, s in snapshot.symbols.items() if s.kind == "metal" and not s.any}
+    total = sum(metals.values())
+    steel, elvish = (Fraction(metals[m], total) for m in ("steel", "elvish"))
+    assert (f"Van de {total} metaalkaarten komt Staal het meest voor: een kans van {steel.numerator} op "
+            f"{steel.denominator} om het te trekken.") in text
+    assert f"Elfenstaal is het zeldzaamst: een kans van {elvish.numerator} op {elvish.denominator}." in text
+
+
+@pytest.mark.parametrize("english, dutch_text", PHRASES)
+def test_dutch_rulebook_has_no_english_left_and_english_is_unchanged(dutch, english, dutch_text):
+    root, runs = dutch
+    assert runs["en"][0] == 0, runs["en"][2]
+    nl, en = _rulebook_text(root, "nl"), _rulebook_text(root, "en")
+    assert dutch_text in nl and english not in nl
+    assert english in en and dutch_text not in en
+
+
+def test_a_games_own_translation_of_cardgens_words_comes_first():
+    from cardgen.i18n.own import RulebookWords
+
+    catalog = Catalog(locale="nl")
+    catalog.add("Contents", "Inhoudsopgave")
+    words = RulebookWords(Translator("nl", "en", [catalog]))
+    assert words.gettext("Contents") == "Inhoudsopgave"  # the game's
+    assert words.gettext("Card list") == "Kaartenoverzicht"  # cardgen's nl catalog
+    assert words.ngettext("%(num)s card", "%(num)s cards", 2) == "%(num)s kaarten"
+    assert words.gettext("Overview") == "Overview" and "Overview" in words.game.missing  # the game's, missing
+    assert "Card list" not in words.game.missing
+    german = RulebookWords(Translator("de", "en", [Catalog(locale="de")]))
+    assert german.gettext("Card list") == "Card list"  # no cardgen catalog in German: English

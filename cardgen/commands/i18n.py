@@ -123,8 +123,9 @@ def status_command(ctx, game, langs, show_all):
               help="Language to start (repeatable); every language cardgen has is always updated.")
 @click.pass_context
 def own_command(ctx, langs):
-    """cardgen's own page text (print-sheet notice, footers): extract, update its catalogs, show
-    how complete they are (exit 1 when incomplete). For translators of cardgen, not of a game."""
+    """cardgen's own words (print-sheet notice, footers, the common rulebook templates): extract,
+    update their catalogs, show how complete they are (exit 1 when incomplete). For translators
+    of cardgen, not of a game."""
     from ..i18n import own
 
     targets = sorted(set(own.languages()) | {catalogs.check_language(x) for x in langs})
@@ -134,24 +135,27 @@ def own_command(ctx, langs):
     # cardgen's own catalogs: written only inside its locale folder (after links), through the
     # same guard as a game's
     with open_data_folder(None, own.LOCALE_DIR, own.LOCALE_DIR, "i18n own") as inside:
-        paths = {lang: inside(own.po_path(lang)) for lang in targets}
-        template = own.extract()
-        catalogs.write(inside(own.pot_path()), template)
-        total = sum(1 for m in template if m.id)
-        click.echo(f"{display_path(own.pot_path())}: {total} messages")
+        paths = {(lang, d): inside(own.po_path(lang, d)) for lang in targets for d in own.DOMAINS}
         incomplete = False
-        for lang in targets:
-            path = paths[lang]
-            if path.is_file():
-                catalog = catalogs.read(path, lang)
-            else:
-                catalog = catalogs.Catalog(locale=lang, project="cardgen", creation_date=catalogs.FIXED_DATE,
-                                           revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
-            catalog.update(template, no_fuzzy_matching=False)
-            catalogs.write(path, catalog)
-            done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy)
-            incomplete |= done < total
-            click.echo(f"{display_path(path)}: {done}/{total} translated")
+        for domain in own.DOMAINS:
+            template = own.extract(domain)
+            catalogs.write(inside(own.pot_path(domain)), template)
+            total = sum(1 for m in template if m.id)
+            click.echo(f"{display_path(own.pot_path(domain))}: {total} messages")
+            for lang in targets:
+                path = paths[lang, domain]
+                if path.is_file():
+                    catalog = catalogs.read(path, lang)
+                else:
+                    catalog = catalogs.Catalog(locale=lang, project="cardgen", domain=domain,
+                                               creation_date=catalogs.FIXED_DATE, revision_date=catalogs.FIXED_DATE,
+                                               fuzzy=False, charset="utf-8")
+                catalog.update(template, no_fuzzy_matching=False)
+                catalogs.write(path, catalog)
+                done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
+                           and (all(m.string) if isinstance(m.string, (list, tuple)) else True))
+                incomplete |= done < total
+                click.echo(f"{display_path(path)}: {done}/{total} translated")
     if incomplete:
         ctx.exit(1)
 

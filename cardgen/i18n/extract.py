@@ -15,6 +15,7 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.ext import babel_extract
 
+from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Game
 from ..data.versions import available_versions, resolve
@@ -49,9 +50,17 @@ def template_files(project: Project, game: Game) -> list[tuple[str, Path]]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.j2")):
+            if folder.name == "common" and _is_builtin(path):
+                continue
             domain = RULEBOOK if path.name.startswith("rulebook") or path.name.endswith(".html.j2") else CARDS
             found.append((domain, path))
     return found
+
+
+def _is_builtin(path: Path) -> bool:
+    """A copy of (or, in this repository, a link to) one of cardgen's own common templates."""
+    builtin = TEMPLATES_DIR / path.name
+    return builtin.is_file() and builtin.read_bytes() == path.read_bytes()
 
 
 def _template_messages(path: Path):

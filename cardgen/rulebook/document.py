@@ -29,6 +29,7 @@ from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.translator import translator_of
 from ..errors import BuildError, CardgenError, Loc
+from ..i18n.own import RulebookWords
 from ..render.fonts import FontSet
 from ..render.templating import template_environment
 from .cardpdf import card_pdfs, faces_dir, place_cards
@@ -74,7 +75,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(faces_dir(project))
     env = template_environment(project, snapshot.game.id)  # sandboxed, and never leaves the template folders
-    translator_of(snapshot).install(env)
+    RulebookWords(translator_of(snapshot)).install(env)  # the game's words, then cardgen's own
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
         contents=contents,

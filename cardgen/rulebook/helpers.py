@@ -497,7 +497,8 @@ def css_string(text: Any) -> Markup:
 
 
 def join_words(items: list[Any], last: str = "and") -> str:
-    """"blade, hilt and upgrade": a list as an English phrase."""
+    """"blade, hilt and upgrade": a list as an English phrase; `join_words(items, _("and"))` in
+    the language being built."""
     words = [str(i) for i in items]
     if len(words) <= 1:
         return "".join(words)
@@ -513,14 +514,13 @@ def language_name(code: str) -> str:
     return LANGUAGES.get(code.lower(), code)
 
 
-def chance(part: int, whole: int) -> str:
-    """"1 in 6": how likely a draw is, simplified to 1 in n when it can be."""
+def chance(part: int, whole: int, words: str = "{part} in {whole}") -> str:
+    """"1 in 6": how likely a draw is, simplified to 1 in n when it can be. A translated rulebook
+    passes its own `words`: `chance(4, 60, _("{part} in {whole}"))` gives "1 op 15" in Dutch."""
     if whole <= 0:
         raise RulebookError(f"chance({part}, {whole}): nothing to draw from")
     share = Fraction(part, whole)
-    if share.numerator == 1:
-        return f"1 in {share.denominator}"
-    return f"{share.numerator} in {share.denominator}"
+    return words.format(part=share.numerator, whole=share.denominator)
 
 
 def _declared(what: str, key: str, declared: dict):

@@ -61,7 +61,8 @@ def open_questions(rulebook_html: str) -> list[Question]:
         headings = H2_RE.findall(rulebook_html, 0, m.start())
         title_m = TITLE_RE.search(m.group(1))
         title = plain_text(title_m.group(1)) if title_m else ""
-        title = re.sub(r"^Open question:?\s*", "", title)
+        # "Open question: which blade?" in any language: the box's heading ends at the first colon
+        title = title.split(":", 1)[1].strip() if ":" in title else ""
         body = m.group(1)[title_m.end():] if title_m else m.group(1)
         found.append(Question(plain_text(headings[-1]) if headings else "", title, plain_text(body)))
     return found
