@@ -255,10 +255,17 @@ def whole(doc):
     return pdf
 
 
+try:  # a build lays the columns out with remembered layouts (cardgen/rulebook/columns.py)
+    from cardgen.rulebook.columns import fewer_layouts
+except ImportError:  # a cardgen from before it
+    from contextlib import nullcontext as fewer_layouts
+
+
 def lay_out(doc):
     fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR])
-    weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher).render(
-        font_config=FontConfiguration())
+    with fewer_layouts():
+        weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher).render(
+            font_config=FontConfiguration())
 
 
 figures = {}

@@ -33,6 +33,7 @@ from ..i18n.own import RulebookWords
 from ..render.fonts import FontSet
 from ..render.templating import template_environment
 from .cardpdf import card_pdfs, faces_dir, place_cards
+from .columns import fewer_layouts
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .outline import outline
 
@@ -168,7 +169,8 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
         try:
             started = time.perf_counter()
             html = weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher)
-            rendered = html.render(font_config=FontConfiguration())
+            with fewer_layouts():
+                rendered = html.render(font_config=FontConfiguration())
             laid_out = time.perf_counter()
             data = rendered.write_pdf()
             written = time.perf_counter()
