@@ -90,6 +90,15 @@ def test_another_weasyprint_is_left_as_it_is(rulebook_31, monkeypatch):
         raise AssertionError("not called")
 
     monkeypatch.setattr(block, "block_box_layout", other)
-    with columns.fewer_layouts():
+    with columns.fewer_layouts(), columns.fewer_layouts():  # nested, as two layouts in one process
         assert block.block_box_layout is other
     assert block.block_box_layout is other
+
+
+def test_nested_use_keeps_the_wrapper_until_the_last_one_ends():
+    weasyprints = block.block_box_layout
+    with columns.fewer_layouts():
+        with columns.fewer_layouts():
+            assert block.block_box_layout is columns._block_box_layout
+        assert block.block_box_layout is columns._block_box_layout
+    assert block.block_box_layout is weasyprints

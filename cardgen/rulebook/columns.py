@@ -62,10 +62,11 @@ def fewer_layouts() -> Iterator[None]:
     """Lay out multi-column blocks with remembered column layouts while inside this block."""
     global _users
     with _lock:
-        if _users == 0 and not _install():
-            yield
-            return
-        _users += 1
+        installed = _users > 0 or _install()
+        _users += installed
+    if not installed:  # another weasyprint: it balances on its own
+        yield
+        return
     try:
         yield
     finally:
