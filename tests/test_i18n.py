@@ -15,7 +15,7 @@ from conftest import ROOT
 
 from cardgen.data.project import load_project
 from cardgen.data.translator import Translator
-from cardgen.data.versions import load_game
+from cardgen.data.versions import load_game, resolve
 
 
 def _pdf_text(path: Path) -> str:
@@ -109,7 +109,7 @@ def test_i18n_status_of_the_kings_blade_is_complete(cli):
     assert result.code == 0, result.out + result.err
     assert "nl: 100% complete" in result.out
     assert "cards: 59/59 translated, 0 untranslated, 0 outdated" in result.out
-    assert "rulebook: 230/230 translated, 0 untranslated, 0 outdated" in result.out
+    assert "rulebook: 235/235 translated, 0 untranslated, 0 outdated" in result.out
 
 
 def test_committed_catalog_templates_are_current(project_copy, cli):
@@ -307,8 +307,6 @@ def test_dutch_rulebook_section_titles_and_contents(dutch):
 def test_dutch_rulebook_prints_the_datas_numbers_in_dutch_sentences(dutch):
     root, _ = dutch
     project = load_project(root)
-    from cardgen.data.versions import resolve
-
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
     text = _rulebook_text(root, "nl")
     hand, face_up, start = (snapshot.rules[k] for k in ("hand_limit", "market_face_up", "starting_hand"))
@@ -322,6 +320,23 @@ def test_dutch_rulebook_prints_the_datas_numbers_in_dutch_sentences(dutch):
     assert (f"Van de {total} metaalkaarten komt Staal het meest voor: een kans van {steel.numerator} op "
             f"{steel.denominator} om het te trekken.") in text
     assert f"Elfenstaal is het zeldzaamst: een kans van {elvish.numerator} op {elvish.denominator}." in text
+
+
+def test_dutch_card_nouns_are_the_translators_whole_words(dutch):
+    """A card type's `plural` (game.yml) is its own message: Dutch joins it into one word, with the
+    linking s after -ing ('verbeteringskaarten'), which gluing the label onto 'kaarten' could not."""
+    root, _ = dutch
+    project = load_project(root)
+    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+    counts = {t: sum(c.count for c in snapshot.cards_of_type(t)) for t in ("blade", "hilt", "upgrade", "metal",
+                                                                             "forge-token")}
+    nl, en = _rulebook_text(root, "nl"), _rulebook_text(root, "en")
+    for word, type_id in (("Klingkaarten", "blade"), ("Gevestkaarten", "hilt"), ("Verbeteringskaarten", "upgrade"),
+                          ("Metaalkaarten", "metal"), ("Smidsfiches", "forge-token")):
+        assert f"{word} ({counts[type_id]})" in nl  # the card list's heading
+        assert f"{counts[type_id]} {word.lower()}" in nl  # the components
+    assert "verbeteringkaart" not in nl.lower()
+    assert f"Forge tokens ({counts['forge-token']})" in en and f"{counts['upgrade']} upgrade cards" in en
 
 
 @pytest.mark.parametrize("english, dutch_text", PHRASES)

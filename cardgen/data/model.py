@@ -68,6 +68,10 @@ class CardType(Strict):
     """A kind of printed component: a card, token, coin, board or map."""
 
     label: str
+    plural: str | None = Field(
+        None, description="The components of this type as a heading or counted ('Upgrade cards'), "
+                          "for the rulebook; default: the label and the word for cards. Giving it lets a "
+                          "translation use its own whole word (Dutch 'Verbeteringskaarten').")
     colour: Colour = "#444444"
     deck: str = Field(description="Key of the deck (in `decks`) the component belongs to.")
     template: str = Field(description="Face template, relative to templates/<game>/.")

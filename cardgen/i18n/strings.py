@@ -59,6 +59,9 @@ def _game_items(snapshot: Snapshot) -> Iterator[Item]:
     for tid, ctype in gf.card_types.items():
         yield Item(CARDS, ctype.label, doc.loc("card_types", tid, "label"), f"card type {tid}: label",
                    _setattr(ctype, "label"))
+        if ctype.plural:
+            yield Item(RULEBOOK, ctype.plural, doc.loc("card_types", tid, "plural"), f"card type {tid}: plural",
+                       _setattr(ctype, "plural"))
         for fname, spec in ctype.fields.items():
             yield from _spec_items(spec, doc, ("card_types", tid, "fields", fname), f"field {tid}.{fname}")
     for did, deck in gf.decks.items():

@@ -218,6 +218,7 @@ class TypeView:
     per_player: int | None
     count: int  # printed cards of this type
     helpers: Helpers
+    plural: str | None = None  # the data's own word for the type's cards; templates fall back to "<label> cards"
 
     @property
     def cards(self) -> list[CardView]:
@@ -353,7 +354,7 @@ class Helpers:
     def card_type(self, type_id: str) -> TypeView:
         spec = self._type_spec(type_id)
         count = sum(c.count for c in self.snapshot.cards_of_type(type_id))
-        return TypeView(type_id, spec.label, spec.colour, spec.deck, spec.per_player, count, self)
+        return TypeView(type_id, spec.label, spec.colour, spec.deck, spec.per_player, count, self, spec.plural)
 
     def deck(self, deck_id: str) -> DeckView:
         spec = self._deck_spec(deck_id)
