@@ -61,8 +61,11 @@ def test_every_version_has_notes_on_a4_pages(notes, game, version):
         for page in pdf.pages:
             box = [float(v) for v in page.mediabox]
             assert abs(box[2] - A4_PT[0]) < 0.5 and abs(box[3] - A4_PT[1]) < 0.5
-    title = snapshot.info.title or f"Version {snapshot.version}"
-    assert text.startswith(f"DESIGNER'S NOTES {snapshot.game.name} · {title}")  # the label is set in capitals
+    # cardgen's words in the game's language (The King's Guild is written in Italian)
+    label, version_word = {"en": ("DESIGNER'S NOTES", "Version"), "it": ("NOTE DELL'AUTORE", "Versione")}[
+        snapshot.language]
+    title = snapshot.info.title or f"{version_word} {snapshot.version}"
+    assert text.startswith(f"{label} {snapshot.game.name} · {title}")  # the label is set in capitals
     for line in snapshot.info.notes.choices:
         assert " ".join(line.split())[:60] in text
 

@@ -214,7 +214,7 @@ def test_cardgens_own_page_text_catalogs_are_current_and_complete(cli, tmp_path,
     assert {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")} == before
     monkeypatch.setattr(own, "LOCALE_DIR", committed)
     assert "sheets.pot: 19 messages" in result.out and result.out.count("19/19 translated") == 2
-    assert "rulebook.pot: 15 messages" in result.out and result.out.count("15/15 translated") == 2
+    assert "rulebook.pot: 58 messages" in result.out and result.out.count("58/58 translated") == 2
     assert own.page_text("nl")("sheet {n}/{total}, {side}").format(n=2, total=13, side="achterkant") == \
         "vel 2/13, achterkant"
     assert own.page_text("de")("print one-sided") == "print one-sided"  # no catalog: cardgen's English
@@ -361,3 +361,39 @@ def test_a_games_own_translation_of_cardgens_words_comes_first():
     assert "Card list" not in words.game.missing
     german = RulebookWords(Translator("de", "en", [Catalog(locale="de")]))
     assert german.gettext("Card list") == "Card list"  # no cardgen catalog in German: English
+
+
+NOTES_HEADINGS = [  # (English, Dutch): cardgen's own words in templates/common/notes.html.j2
+    ("At a glance", "In één oogopslag"),
+    ("Change log", "Wijzigingen"),
+    ("What the data changes since Version 3", "Wat de gegevens veranderen sinds Versie 3"),
+    ("Authoring choices", "Gemaakte keuzes"),
+    ("Open questions", "Open vragen"),
+    ("Check results", "Resultaten van de controles"),
+    ("Earlier versions", "Eerdere versies"),
+    ("Components", "Spelmateriaal"),
+]
+
+
+def test_dutch_designers_notes_speak_dutch(dutch):
+    """The notes' own words come from cardgen's rulebook catalog; the old version's title is localised too."""
+    root, _ = dutch
+    folder = root / "build" / "kings-blade" / "3.1"
+    nl = " ".join(_pdf_text(folder / "nl" / "notes-a4.pdf").split())
+    en = " ".join(_pdf_text(folder / "notes-a4.pdf").split())
+    for english, dutch_words in NOTES_HEADINGS:
+        assert dutch_words in nl and english not in nl, english
+        assert english in en and dutch_words not in en, english
+    assert re.search(r"Klingen \d+ kaarten", nl) and re.search(r"Blades \d+ cards", en)  # ngettext, not noun + "s"
+    titles = [subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
+              for path in (folder / "nl" / "notes-a4.pdf", folder / "notes-a4.pdf")]
+    assert "Title:           Het Zwaard van de Koning: notities van de ontwerper, Versie 3.1" in titles[0]
+    assert "Title:           The King's Blade: designer's notes, Version 3.1" in titles[1]
+
+
+def test_language_names_are_babels_in_the_language_printed():
+    from cardgen.rulebook.helpers import language_name
+
+    assert [language_name(c) for c in ("nl", "en", "it")] == ["Dutch", "English", "Italian"]
+    assert language_name("nl", "nl") == "Nederlands" and language_name("en", "nl") == "Engels"
+    assert language_name("nl", "it") == "olandese" and language_name("xx") == "xx"

@@ -4,8 +4,9 @@ a game, so their catalogs ship with cardgen, one per domain:
     sheets    the print sheets' notice, footers and tile labels, and the duplex calibration
               sheet's instructions (cardgen/imposition/*.py, marked `N_("...")`)
     rulebook  the common rulebook templates cardgen ships (rulebook-base.html.j2 and
-              rulebook-macros.html.j2: "Contents", "Card list", "2–4 players", the footer),
-              marked `{% trans %}` / `_()` like a game's templates
+              rulebook-macros.html.j2: "Contents", "Card list", "2–4 players", the footer) and
+              the designer's notes (notes.html.j2), marked `{% trans %}` / `_()` like a game's
+              templates
 
     cardgen/i18n/locale/<domain>.pot          the messages, extracted
     cardgen/i18n/locale/<lang>/<domain>.po    one language's translations (nl, it)
@@ -39,7 +40,8 @@ DOMAIN = SHEETS  # the default of the functions below: the sheets came first
 SOURCE_LANG = "en"
 SOURCES = {  # below cardgen/
     SHEETS: ("imposition/impose.py", "imposition/tiling.py", "imposition/furniture.py", "imposition/calibration.py"),
-    RULEBOOK: ("builtin/templates/rulebook-base.html.j2", "builtin/templates/rulebook-macros.html.j2"),
+    RULEBOOK: ("builtin/templates/rulebook-base.html.j2", "builtin/templates/rulebook-macros.html.j2",
+               "builtin/templates/notes.html.j2"),
 }
 KEYWORDS = {"N_": None}
 

@@ -506,13 +506,15 @@ def join_words(items: list[Any], last: str = "and") -> str:
     return f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
-LANGUAGES = {"en": "English", "nl": "Dutch", "de": "German", "fr": "French", "it": "Italian",
-             "es": "Spanish", "pt": "Portuguese", "da": "Danish", "sv": "Swedish", "pl": "Polish"}
+def language_name(code: str, in_language: str = "en") -> str:
+    """"Dutch" for "nl" (in Dutch "Nederlands"), to label text kept in the language it was
+    written in; Babel's names (CLDR), the code itself for a language it does not know."""
+    from babel import Locale, UnknownLocaleError
 
-
-def language_name(code: str) -> str:
-    """"Dutch" for "nl", to label text kept in the language it was written in."""
-    return LANGUAGES.get(code.lower(), code)
+    try:
+        return Locale.parse(code).get_language_name(in_language) or code
+    except (UnknownLocaleError, ValueError):
+        return code
 
 
 def chance(part: int, whole: int, words: str = "{part} in {whole}") -> str:

@@ -89,7 +89,12 @@ def previous_diff(project: Project, snapshot: Snapshot) -> VersionDiff | None:
     parent = snapshot.info.extends
     if parent is None:
         return None
-    return compare(resolve(project, snapshot.game, parent), snapshot, [])
+    old = resolve(project, snapshot.game, parent)
+    if snapshot.language != snapshot.game.file.language:  # both sides in the words the notes print
+        from ..i18n.localise import localise
+
+        old = localise(old, snapshot.language)
+    return compare(old, snapshot, [])
 
 
 def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
