@@ -29,6 +29,7 @@ INT_RE = re.compile(r"^[+-]?[0-9]+$")  # decimal only: "017" is 17, "0x11", "yes
 NUMBER_RE = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$")
 # Columns every card has; each card type adds its own fields.
 BUILTIN_COLUMNS = ("id", "type", "name", "count", "art", "flavour", "note", "effects")
+SCALAR_TYPES = ("int", "number", "bool")  # item types a list or map cell converts
 NO_EFFECTS = "none"  # an effects cell saying "none" clears the inherited effects
 
 
@@ -78,8 +79,10 @@ def _read_csv(path: Path) -> list[Row]:
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[Row] = []
     header: list[str] | None = None
+    end = 0
     for record in reader:
-        line = reader.line_num
+        # a record may span lines (a quoted cell holding line breaks): it is found at its first
+        line, end = end + 1, reader.line_num
         if header is None:
             if any(v.strip() for v in record):
                 header = _header(record, lambda col, line=line: Loc(path, line, col))
@@ -186,13 +189,14 @@ def typed(cell: Cell, spec: ValueSpec) -> Any:
             return text == "true"
         raise _expected(cell, "TRUE or FALSE")
     if kind == "list":
-        return [line.strip() for line in cell_text(value).splitlines() if line.strip()]
+        items = [line.strip() for line in cell_text(value).splitlines() if line.strip()]
+        return [_item(cell, item, spec.of, f"item {i}") for i, item in enumerate(items, start=1)]
     if kind == "map":
-        return _map(cell)
+        return _map(cell, spec.of)
     return cell_text(value)
 
 
-def _map(cell: Cell) -> dict[str, str]:
+def _map(cell: Cell, of: str | None) -> dict[str, Any]:
     """A map cell holds one `key: value` per line."""
     result = {}
     for line in cell_text(cell.value).splitlines():
@@ -201,8 +205,19 @@ def _map(cell: Cell) -> dict[str, str]:
         key, sep, value = line.partition(":")
         if not sep or not key.strip():
             raise _expected(cell, "one 'key: value' per line")
-        result[key.strip()] = value.strip()
+        result[key.strip()] = _item(cell, value.strip(), of, f"'{key.strip()}'")
     return result
+
+
+def _item(cell: Cell, text: str, of: str | None, which: str) -> Any:
+    """An item of a list or map cell typed as the field declares its items (`of: int`), as YAML
+    would have read it: `legno: 2` is the number 2, not the text "2"."""
+    if of not in SCALAR_TYPES:
+        return text  # symbols, enums and text stay as written
+    try:
+        return typed(Cell(text, cell.loc), ValueSpec(type=of))  # type: ignore[arg-type]  # of is a ValueType here
+    except InputError as exc:
+        raise InputError(f"{which}: {exc.message}", cell.loc) from None
 
 
 def _expected(cell: Cell, what: str) -> InputError:
