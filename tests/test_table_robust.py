@@ -9,8 +9,10 @@ that row. Workbooks are made here with openpyxl, the hostile ones by editing the
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,95 @@ def test_map_and_list_items_take_the_declared_item_type(cli, project_copy):
     assert result.err.strip().splitlines() == [
         f"error: versions/kings-guild/cards.csv:{row + 1}:{header.index('risorse') + 1}: "
         "'legno': expected an integer, found \"due\""]
+
+
+# --- workbooks made here: what a cell may hold ---------------------------------------------------
+
+KB = "versions/kings-blade"
+HEADER = ["id", "type", "name", "count", "points", "needs"]
+
+
+def _workbook(project: Path, rows: list[list], title: str = "Market") -> Path:
+    """cards.xlsx with one sheet: the header above, then `rows`; and version 3.2 reading it."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = title
+    sheet.append(HEADER)
+    for row in rows:
+        sheet.append(row)
+    path = project / KB / "cards.xlsx"
+    book.save(path)
+    _table_version(project, "kings-blade", "3.2", "cards.xlsx", "3.1")
+    return path
+
+
+def _rezip(path: Path, edit=None, add: dict[str, bytes] | None = None) -> None:
+    """Rewrite the workbook's zip: `edit(name, data) -> data` on every part, then `add` parts."""
+    with zipfile.ZipFile(path) as src:
+        parts = [(i.filename, src.read(i.filename)) for i in src.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name, data in parts:
+            dst.writestr(name, edit(name, data) if edit else data)
+        for name, data in (add or {}).items():
+            dst.writestr(name, data)
+
+
+def _sheet_xml(name: str, data: bytes, old: bytes, new: bytes) -> bytes:
+    if name != "xl/worksheets/sheet1.xml":
+        return data
+    assert old in data, (old, data[:600])
+    return data.replace(old, new)
+
+
+def _one_error_everywhere(cli, project: Path, expected: str) -> None:
+    """validate, build and show each stop with exit 2 and the one line `error: <expected>`; no
+    traceback, nothing built."""
+    for args in (("validate",), ("build", "--paper", "a4", "--no-png"), ("show",)):
+        result = cli(*args, "--version", "3.2", cwd=project)
+        assert result.code == 2, (args, result.err)
+        assert result.err.strip().splitlines() == [f"error: {expected}"], args
+    assert not (project / "build/kings-blade/3.2").exists()
+
+
+KATANA = ["katana-hilt", "hilt", "Katana Hilt", 1, 3, 3]
+
+
+def test_a_formula_with_a_saved_result_reads_as_that_result(cli, project_copy):
+    path = _workbook(project_copy, [["katana-hilt", "hilt", "Katana Hilt", 1, "=2+3", 3]])
+    _rezip(path, lambda n, d: _sheet_xml(n, d, b"<f>2+3</f>", b"<f>2+3</f><v>5</v>"))
+    cards = {c["id"]: c for c in _show_cards(cli, project_copy, "kings-blade", "3.2")}
+    assert cards["katana-hilt"]["fields"]["points"] == 5
+
+
+@pytest.mark.parametrize("formula,cell", [("=2+3", "E2"), ("=SUM(E1:E1)", "E2"), ('=UPPER("katana")', "C2")])
+def test_a_formula_without_a_saved_result_is_an_error_not_a_blank(cli, project_copy, formula, cell):
+    """openpyxl saves a formula without its result, as a script or an unsaved sheet would."""
+    row = list(KATANA)
+    row["ABCDEF".index(cell[0])] = formula
+    _workbook(project_copy, [row, ["steel", "metal", "Steel", 20]])
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, {cell}: a formula with no saved "
+                          f"value ({formula}); open and save the file in a spreadsheet program, or type the value")
+
+
+@pytest.mark.parametrize("value,cell,expected", [
+    ("#DIV/0!", "E2", "expected a value, found the spreadsheet error #DIV/0!"),
+    ("#N/A", "C2", "expected a value, found the spreadsheet error #N/A"),
+    (datetime.date(2024, 1, 2), "C2", "expected text or a number, found the date or time 2024-01-02 00:00:00; "
+                                      "format the cell as Text and type the value again"),
+    (True, "E2", 'expected an integer, found "TRUE"'),
+    (2.5, "F2", 'expected an integer, found "2.5"'),
+    ("3 points", "E2", 'expected an integer, found "3 points"'),
+    (-1, "D2", "expected a count from 0 to 10000, found -1"),
+])
+def test_a_wrong_value_in_a_cell_names_sheet_and_cell(cli, project_copy, value, cell, expected):
+    row = list(KATANA)
+    row["ABCDEF".index(cell[0])] = value
+    _workbook(project_copy, [row])
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, {cell}: {expected}")
+
+
+def test_a_saved_error_result_of_a_formula_is_an_error(cli, project_copy):
+    path = _workbook(project_copy, [["katana-hilt", "hilt", "Katana Hilt", 1, "=1/0", 3]])
+    _rezip(path, lambda n, d: _sheet_xml(n, d, b'<c r="E2"><f>1/0</f>', b'<c r="E2" t="e"><f>1/0</f><v>#DIV/0!</v>'))
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, E2: expected a value, found the "
+                                             "spreadsheet error #DIV/0!")

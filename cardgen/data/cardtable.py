@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Loc
+from . import xlsxsource
 from .model import ValueSpec
 
 MAX_TABLE_BYTES = 5_000_000
@@ -101,39 +102,26 @@ def _read_csv(path: Path) -> list[Row]:
 
 
 def _read_xlsx(path: Path) -> list[Row]:
-    import zipfile
-
-    from openpyxl import load_workbook
-
-    try:
-        book = load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise InputError(f"not a readable .xlsx workbook ({type(exc).__name__})", Loc(path)) from None
     rows: list[Row] = []
-    try:
-        for sheet in book.worksheets:
-            header: list[str] | None = None
-            for r, record in enumerate(sheet.iter_rows(values_only=True), start=1):
-                def at(col: int, r: int = r, name: str = sheet.title) -> Loc:
-                    return Loc(path, r, col, sheet=name)
+    for sheet in xlsxsource.read_workbook(path, MAX_ROWS + 1):  # a header row and the cards
+        header: list[str] | None = None
+        for r, record in sheet.rows:
+            def at(col: int, r: int = r, name: str = sheet.title) -> Loc:
+                return Loc(path, r, col, sheet=name)
 
-                values = ["" if v is None else v for v in record]
-                if header is None:
-                    if any(cell_text(v) for v in values):
-                        header = _header([cell_text(v) for v in values], at)
+            if header is None:
+                if any(cell_text(v) for v in record):
+                    header = _header([cell_text(v) for v in record], at)
+                continue
+            cells = {}
+            for col, value in enumerate(record, start=1):
+                if value is None or (isinstance(value, str) and not value.strip()):
                     continue
-                cells = {}
-                for col, value in enumerate(values, start=1):
-                    blank = isinstance(value, str) and not value.strip()
-                    if blank:
-                        continue
-                    if col > len(header) or not header[col - 1]:
-                        raise InputError("value in a column without a header", at(col))
-                    cells[header[col - 1]] = Cell(value.strip() if isinstance(value, str) else value, at(col))
-                if cells:
-                    rows.append(Row(cells, at(1)))
-    finally:
-        book.close()
+                if col > len(header) or not header[col - 1]:
+                    raise InputError("value in a column without a header", at(col))
+                cells[header[col - 1]] = Cell(value.strip() if isinstance(value, str) else value, at(col))
+            if cells:
+                rows.append(Row(cells, at(1)))
     return rows
 
 
