@@ -192,3 +192,112 @@ def test_a_saved_error_result_of_a_formula_is_an_error(cli, project_copy):
     _rezip(path, lambda n, d: _sheet_xml(n, d, b'<c r="E2"><f>1/0</f>', b'<c r="E2" t="e"><f>1/0</f><v>#DIV/0!</v>'))
     _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, E2: expected a value, found the "
                                              "spreadsheet error #DIV/0!")
+
+
+# --- hostile workbooks: refused before they are read ---------------------------------------------
+
+
+def _never_read(monkeypatch):
+    """Reading a sheet's rows fails the test: the refusal must come from the sizes alone."""
+    from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rows were read before the sizes were checked")
+
+    monkeypatch.setattr(ReadOnlyWorksheet, "_cells_by_row", refuse)
+
+
+def test_one_cell_at_xfd1048576_is_refused_before_reading(cli, project_copy, monkeypatch):
+    """The 8 kB workbook that kept validate busy for more than 50 s."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Market"
+    sheet.append(HEADER)
+    sheet.append(KATANA)
+    sheet.cell(1048576, 16384).value = "x"
+    path = project_copy / KB / "cards.xlsx"
+    book.save(path)
+    assert path.stat().st_size < 10_000
+    _table_version(project_copy, "kings-blade", "3.2", "cards.xlsx", "3.1")
+    _never_read(monkeypatch)
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, row 1: sheet spans 16,384 columns "
+                          "(A to XFD); expected at most 200 (delete the columns after the last one used)")
+
+
+@pytest.mark.parametrize("dimension,expected", [
+    (b"A1:F1048576", "sheet spans 1,048,576 rows; expected at most 10,001 (delete the rows after the last card)"),
+    (b"A1:GR5000", "sheet spans 5,000 rows by 200 columns, 1,000,000 cells; expected at most 250,000"),
+])
+def test_a_declared_extent_too_large_is_refused_before_reading(cli, project_copy, monkeypatch, dimension, expected):
+    path = _workbook(project_copy, [KATANA])
+    _rezip(path, lambda n, d: _sheet_xml(n, d, b'<dimension ref="A1:F2"/>', b'<dimension ref="%s"/>' % dimension))
+    _never_read(monkeypatch)
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, row 1: {expected}")
+
+
+def _cell(ref: str, text: str) -> bytes:
+    return f'<c r="{ref}" t="inlineStr"><is><t>{text}</t></is></c>'.encode()
+
+
+@pytest.mark.parametrize("dimension,extra,expected", [
+    # no extent declared, a cell far out: the row is refused as soon as it is met
+    (b"", _cell("XFD3", "x"), "XFD3: row has cells beyond column GR; expected at most 200 columns"),
+    # an extent that lies: the cell outside it is read (and refused), not silently dropped
+    (b'<dimension ref="A1:F2"/>', _cell("XFD3", "x"),
+     "XFD3: row has cells beyond column GR; expected at most 200 columns"),
+    (b'<dimension ref="A1:F2"/>', _cell("H3", "stray"), "H3: value in a column without a header"),
+    (b"", _cell("A20000", "x"), "row 10002: sheet has cells beyond row 10,001; expected at most 10,001 rows "
+                                 "(delete the rows after the last card)"),
+])
+def test_cells_outside_what_the_sheet_declares_are_found(cli, project_copy, dimension, extra, expected):
+    path = _workbook(project_copy, [KATANA])
+    row = extra.split(b'r="')[1].split(b'"')[0].lstrip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+    def edit(name, data):
+        data = _sheet_xml(name, data, b'<dimension ref="A1:F2"/>', dimension)
+        return data.replace(b"</sheetData>", b'<row r="%s">%s</row></sheetData>' % (row, extra))
+
+    _rezip(path, edit)
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, {expected}")
+
+
+def test_many_cells_without_a_declared_extent_stop_at_the_cell_limit(cli, project_copy):
+    path = _workbook(project_copy, [KATANA])
+    rows = b"".join(b'<row r="%d"><c r="GP%d"><v>1</v></c></row>' % (r, r) for r in range(3, 2003))
+    _rezip(path, lambda n, d: _sheet_xml(n, d, b'<dimension ref="A1:F2"/>', b"").replace(
+        b"</sheetData>", rows + b"</sheetData>") if n == "xl/worksheets/sheet1.xml" else d)
+    # rows 1 and 2 are 6 cells wide, every later one 198 (padded out to GP)
+    first_over = 2 + (250_000 - 2 * 6) // 198 + 1
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx, sheet Market, row {first_over}: workbook has more than "
+                          "250,000 cells (counting blanks inside each sheet's extent); expected fewer")
+
+
+def test_a_zip_bomb_is_refused_from_the_zip_directory(cli, project_copy, monkeypatch):
+    path = _workbook(project_copy, [KATANA])
+    _rezip(path, add={"xl/media/padding.bin": bytes(30_000_000)})
+    assert path.stat().st_size < 100_000
+    _never_read(monkeypatch)
+    with zipfile.ZipFile(path) as archive:
+        unpacked = sum(i.file_size for i in archive.infolist())
+    assert unpacked > 30_000_000
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx: workbook unpacks to {unpacked:,} bytes (largest "
+                          "part xl/media/padding.bin: 30,000,000); expected at most 25,000,000")
+
+
+@pytest.mark.parametrize("content,expected", [
+    (b"PK\x03\x04 not really a zip", "not a readable .xlsx workbook (BadZipFile)"),
+    (b"id,name\nkatana-hilt,K\n", "not a readable .xlsx workbook (BadZipFile)"),
+])
+def test_a_file_that_is_not_a_workbook(cli, project_copy, content, expected):
+    path = _workbook(project_copy, [KATANA])
+    path.write_bytes(content)
+    _one_error_everywhere(cli, project_copy, f"{KB}/cards.xlsx: {expected}; save it again as 'Excel Workbook (.xlsx)'")
+
+
+def test_broken_xml_inside_the_workbook(cli, project_copy):
+    path = _workbook(project_copy, [KATANA])
+    _rezip(path, lambda n, d: _sheet_xml(n, d, b"</sheetData>", b"<row></sheetData>"))
+    result = cli("validate", "--version", "3.2", cwd=project_copy)
+    assert result.code == 2
+    assert result.err.strip().splitlines() == [
+        f"error: {KB}/cards.xlsx: not a readable .xlsx workbook (ParseError); save it again as 'Excel Workbook (.xlsx)'"]
