@@ -301,3 +301,56 @@ def test_broken_xml_inside_the_workbook(cli, project_copy):
     assert result.code == 2
     assert result.err.strip().splitlines() == [
         f"error: {KB}/cards.xlsx: not a readable .xlsx workbook (ParseError); save it again as 'Excel Workbook (.xlsx)'"]
+
+
+# --- findings caused by a table point at the table -----------------------------------------------
+
+
+def _findings(cli, project: Path, *args: str) -> list[dict]:
+    result = cli("validate", "--version", "3.2", "--format", "json", *args, cwd=project)
+    return json.loads(result.out)["findings"]
+
+
+def _where(finding: dict) -> tuple:
+    return finding["file"], finding["sheet"], finding["line"], finding["column"]
+
+
+def test_text_overflow_from_a_cell_names_the_cell_and_preflight_the_row(cli, project_copy):
+    _workbook(project_copy, [["katana-hilt", "hilt", "Katana " * 60, 1, 3, 3]])
+    findings = _findings(cli, project_copy)
+    overflow = [f for f in findings if f["code"] == "text-overflow"]
+    assert [(_where(f), f["card"]) for f in overflow] == [((f"{KB}/cards.xlsx", "Market", 2, 3), "katana-hilt")]
+    preflight = [f for f in findings if f["code"].startswith("preflight-") and f["card"] == "katana-hilt"]
+    assert preflight and {_where(f) for f in preflight} == {(f"{KB}/cards.xlsx", "Market", 2, 1)}
+    for args in (("validate",), ("build", "--paper", "a4", "--no-png", "--no-rulebook", "-q")):
+        result = cli(*args, "--version", "3.2", cwd=project_copy)
+        assert result.code == 0, result.err
+        lines = [ln for ln in (result.out + result.err).splitlines() if "(text-overflow)" in ln]
+        assert len(lines) == 1 and lines[0].startswith(f"{KB}/cards.xlsx, sheet Market, C2: warning: card "
+                                                      "'katana-hilt': text does not fit its box"), result
+
+
+def test_text_overflow_from_a_yaml_override_names_the_overriding_key(cli, project_copy):
+    """The same class in YAML: the finding points at the text that overflows, not where the card began."""
+    path = project_copy / KB / "3.2.yml"
+    path.write_text('extends: "3.1"\ntitle: V\noverride:\n  - id: rapier\n    name: ' + "Very " * 30 + "Long\n",
+                    encoding="utf-8")
+    overflow = [f for f in _findings(cli, project_copy) if f["code"] == "text-overflow"]
+    assert [(_where(f), f["card"]) for f in overflow] == [((f"{KB}/3.2.yml", None, 5, 11), "rapier")]
+
+
+def test_a_claim_broken_by_a_table_row_points_at_its_count_cell(cli, project_copy):
+    """3.1 claims 60 mine cards and 20 steel; the table makes steel 21 (row 3 of sheet The Mine)."""
+    _workbook(project_copy, [["iron-ore", "metal", "Iron", 0], ["steel", "metal", "Steel", 21]], title="The Mine")
+    findings = [f for f in _findings(cli, project_copy) if f["code"] in ("deck-count", "deck-share")]
+    assert len(findings) == 4  # the deck total, steel's count, steel's share and elvish's share
+    assert {(_where(f), f["card"]) for f in findings} == {((f"{KB}/cards.xlsx", "The Mine", 3, 4), "steel")}
+    for args in (("validate",), ("build", "--paper", "a4", "--no-png", "--no-rulebook", "-q")):
+        result = cli(*args, "--version", "3.2", cwd=project_copy)
+        assert result.code == 1
+        said = result.out + result.err
+        claims = [ln for ln in said.splitlines() if "(deck-" in ln]
+        assert len(claims) == 4 and all(ln.startswith(f"{KB}/cards.xlsx, sheet The Mine, D3: error: ")
+                                        for ln in claims), said
+        assert "deck 'mine' should hold 60 cards but holds 61" in said
+    assert not (project_copy / "build/kings-blade/3.2").exists()

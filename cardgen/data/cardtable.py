@@ -203,7 +203,7 @@ def _item(cell: Cell, text: str, of: str | None, which: str) -> Any:
     if of not in SCALAR_TYPES:
         return text  # symbols, enums and text stay as written
     try:
-        return typed(Cell(text, cell.loc), ValueSpec(type=of))  # type: ignore[arg-type]  # of is a ValueType here
+        return typed(Cell(text, cell.loc), ValueSpec(type=of))
     except InputError as exc:
         raise InputError(f"{which}: {exc.message}", cell.loc) from None
 

@@ -19,9 +19,11 @@ guess. Turning the values into cards is `cardtable`'s job.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import math
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,9 +57,10 @@ def read_workbook(path: Path, max_rows: int) -> list[SheetRows]:
             for sheet in sheets:
                 _check_extent(path, sheet, max_rows)
             budget = _Budget(path)
-            return [_read_sheet(path, sheet, max_rows, budget) for sheet in sheets]
+            result = [_read_sheet(path, sheet, max_rows, budget) for sheet in sheets]
         finally:
             book.close()
+    return result
 
 
 def _check_zip(path: Path) -> None:
@@ -76,21 +79,17 @@ def _check_zip(path: Path) -> None:
                          f"{largest.file_size:,}); expected at most {MAX_UNPACKED_BYTES:,}", Loc(path))
 
 
-class _readable:
+@contextlib.contextmanager
+def _readable(path: Path) -> Iterator[None]:
     """Whatever openpyxl raises on a malformed part (bad XML, a missing part, an entity bomb
     refused by the XML parser, a bad CRC) becomes one line naming the file; our own errors pass."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind, exc, tb) -> bool:
-        if exc is None or isinstance(exc, CardgenError) or not isinstance(exc, Exception):
-            return False
-        raise InputError(f"not a readable .xlsx workbook ({kind.__name__}); save it again as "
-                         "'Excel Workbook (.xlsx)'", Loc(self.path)) from None
+    try:
+        yield
+    except CardgenError:
+        raise
+    except Exception as exc:
+        raise InputError(f"not a readable .xlsx workbook ({type(exc).__name__}); save it again as "
+                         "'Excel Workbook (.xlsx)'", Loc(path)) from None
 
 
 class _Budget:
