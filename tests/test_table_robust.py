@@ -17,10 +17,14 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from openpyxl import Workbook, load_workbook
 
 from cardgen.data.project import load_project
+from cardgen.data.validate import validate as validate_data
 from cardgen.data.versions import available_versions, load_game, resolve
+from cardgen.errors import InputError
 
 SEEDS = load_project(ROOT)
 GAME_VERSIONS = [(g, v) for g in SEEDS.game_ids() for v in available_versions(SEEDS, load_game(SEEDS, g))]
@@ -354,3 +358,53 @@ def test_a_claim_broken_by_a_table_row_points_at_its_count_cell(cli, project_cop
                                         for ln in claims), said
         assert "deck 'mine' should hold 60 cards but holds 61" in said
     assert not (project_copy / "build/kings-blade/3.2").exists()
+
+
+# --- any cells: read, or one located error -------------------------------------------------------
+
+_text = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=24)
+_cells = st.one_of(
+    st.none(), _text, st.integers(-10**15, 10**15), st.floats(), st.booleans(),
+    st.datetimes(min_value=datetime.datetime(1901, 1, 1), max_value=datetime.datetime(2100, 1, 1)),
+    st.sampled_from(["=1+2", "=A1", "#DIV/0!", "#N/A", "none", "3", "0", " ", "TRUE", "orcish: points 1",
+                     "elvish: pointz", "hilt", "metal", "sword", "steel\norcish", "a: 1\nb", "katana-hilt"]),
+)
+_ids = st.sampled_from(["katana-hilt", "steel", "gem-inlay", "new-card", "Bad Id", "", None])
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    project = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("tables") / "project").root
+    _table_version(project, "kings-blade", "3.2", "cards.xlsx", "3.1")
+    return project
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(header=st.lists(st.sampled_from([*HEADER, "effects", "metal", "", "Points", "bogus"]), min_size=1, max_size=8),
+       rows=st.lists(st.tuples(_ids, st.lists(_cells, max_size=8)), max_size=6),
+       title=st.sampled_from(["Market", "The Mine", "Sheet 1"]))
+def test_any_cells_are_read_or_give_one_located_error(scratch, header, rows, title):
+    """Random values and types in random columns: resolving and validating the version either
+    works or stops with one error naming the table (and, for a cell, its sheet and cell)."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = title
+    sheet.append(["id", *header])
+    for card_id, cells in rows:
+        sheet.append([card_id, *cells])
+    path = scratch / KB / "cards.xlsx"
+    book.save(path)
+    project = load_project(scratch)
+    try:
+        snapshot = resolve(project, load_game(project, "kings-blade"), "3.2")
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        assert exc.loc is not None and exc.loc.file == path, str(exc)
+        assert exc.loc.sheet in (title, None)
+        assert exc.loc.sheet is None or exc.loc.line >= 1
+        event("refused: " + ("a cell" if exc.loc.column else "a row" if exc.loc.line else "the file"))
+        return
+    event("read")
+    for finding in validate_data(project, snapshot):
+        assert finding.loc is not None and "\n" not in finding.message
