@@ -408,3 +408,37 @@ def test_any_cells_are_read_or_give_one_located_error(scratch, header, rows, tit
     event("read")
     for finding in validate_data(project, snapshot):
         assert finding.loc is not None and "\n" not in finding.message
+
+
+@pytest.mark.parametrize("content", [
+    'id,name\nkatana-hilt,"' + "x" * 200_000 + '"\n',  # longer than the csv module's field limit
+    'id,name\nkatana-hilt,"never closed\n',  # was read silently as one long last cell
+    'id,name\nkatana-hilt,"closed"then more\n',
+])
+def test_a_csv_the_csv_module_cannot_read_is_one_line(cli, project_copy, content):
+    (project_copy / KB / "cards.csv").write_text(content, encoding="utf-8")
+    _table_version(project_copy, "kings-blade", "3.2", "cards.csv", "3.1")
+    for args in (("validate",), ("build", "--paper", "a4", "--no-png"), ("show",)):
+        result = cli(*args, "--version", "3.2", cwd=project_copy)
+        assert result.code == 2, (args, result.err)
+        lines = result.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: {KB}/cards.csv:2: not readable as CSV"), lines
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(text=st.lists(st.sampled_from([*'id,name,count,points,"\n\r 3x-é\t;:', "katana-hilt", "steel", "id,count\n"]),
+                    max_size=60).map("".join))
+def test_any_csv_text_is_read_or_gives_one_located_error(scratch, text):
+    path = scratch / KB / "cards.csv"
+    path.write_text(text, encoding="utf-8")
+    (scratch / KB / "3.3.yml").write_text('extends: "3.1"\ntitle: C\ntable: cards.csv\n', encoding="utf-8")
+    project = load_project(scratch)
+    try:
+        resolve(project, load_game(project, "kings-blade"), "3.3")
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        assert exc.loc is not None and exc.loc.file == path and exc.loc.line >= 1, str(exc)
+        event("refused")
+        return
+    event("read")

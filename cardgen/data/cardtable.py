@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,11 +78,12 @@ def _read_csv(path: Path) -> list[Row]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError("not UTF-8 text (save the sheet as 'CSV UTF-8')", Loc(path, line)) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote left open to the end of the file is an error, not one long last cell
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[Row] = []
     header: list[str] | None = None
     end = 0
-    for record in reader:
+    for record in _records(reader, path):
         # a record may span lines (a quoted cell holding line breaks): it is found at its first
         line, end = end + 1, reader.line_num
         if header is None:
@@ -99,6 +101,20 @@ def _read_csv(path: Path) -> list[Row]:
         if cells:
             rows.append(Row(cells, Loc(path, line, 1)))
     return rows
+
+
+def _records(reader, path: Path) -> Iterator[list[str]]:
+    """The reader's records; what the csv module cannot read (an open quote, a cell longer than
+    its field limit) is one line at the line where reading stopped."""
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"not readable as CSV ({exc}); save the sheet as 'CSV UTF-8' again",
+                             Loc(path, reader.line_num)) from None
+        yield record
 
 
 def _read_xlsx(path: Path) -> list[Row]:
