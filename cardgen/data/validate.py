@@ -38,7 +38,7 @@ class Report:
             raise ValueError(f"severity must be 'error' or 'warning', not {severity!r}")
         card_id = card.id if isinstance(card, Card) else card
         if loc is None and isinstance(card, Card):
-            loc = card.loc
+            loc = card.where
         self.findings.append(Finding(severity, code, message, loc, card_id))
 
     def error(self, code: str, message: str, **kw) -> None:
@@ -309,8 +309,9 @@ class _Context:
                     continue
                 actual = self.s.deck_size(claim.deck)
                 if claim.total is not None and actual != claim.total:
+                    card = self._counted_in_table(self.s.cards_in_deck(claim.deck))
                     self.report.error("deck-count", f"deck '{claim.deck}' should hold {claim.total} cards but holds "
-                                      f"{actual}{says}", loc=loc)
+                                      f"{actual}{says}", card=card, loc=card.loc_of("count") if card else loc)
             if claim.symbol is not None:
                 self._check_symbol_claim(claim, loc, says)
 
@@ -320,7 +321,7 @@ class _Context:
             return
         count = self.s.symbol_count(claim.symbol, claim.field)
         carriers = [c for c in self.s.cards if claim.symbol in c.fields.values()]
-        card = carriers[0] if carriers else None
+        card = self._counted_in_table(carriers) or (carriers[0] if carriers else None)
         name = self.s.symbols[claim.symbol].name or claim.symbol
         if claim.count is not None and count != claim.count:
             self.report.error("deck-count", f"{name}: {count} cards, expected {claim.count}{says}",
@@ -332,8 +333,19 @@ class _Context:
             num, den = (int(x) for x in claim.share.split("/"))
             deck_total = self.s.deck_size(claim.deck)
             if deck_total == 0 or Fraction(count, deck_total) != Fraction(num, den):
+                # the share moves with any count in the deck: a table row that changed one is the cause
+                card = self._counted_in_table(self.s.cards_in_deck(claim.deck), changed_only=True) or card
                 self.report.error("deck-share", f"{name}: {count} of {deck_total} cards is not {claim.share}{says}",
                                   card=card, loc=card.loc_of("count") if card else loc)
+
+
+    def _counted_in_table(self, cards: list[Card], changed_only: bool = False) -> Card | None:
+        """Of the cards a count claim counts, one whose count a spreadsheet row gives (one the
+        row changed in this version first): a claim the table breaks points at the table's
+        count cell, which the designer edits, rather than at the YAML claim or definition."""
+        counted = [c for c in cards if c.from_row("count")]
+        changed = [c for c in counted if c.changed_in == self.s.version]
+        return next(iter(changed or ([] if changed_only else counted)), None)
 
 
 def _sentence_sources(text) -> list[str]:

@@ -250,7 +250,7 @@ def _apply_table(game: Game, cards: dict[str, Card], rows: list[cardtable.Row], 
             if "name" not in values:
                 raise InputError(f"new card '{card_id}' needs a name", row.loc)
             card = Card(id=card_id, type=type_id, name=values["name"], count=1, art=None, flavour=None,
-                        effects=[], fields={}, note=None, loc=row.loc)
+                        effects=[], fields={}, note=None, loc=row.loc, row=row.loc)
             cards[card_id] = card
         changed = card.changed_in == ""  # a new card
         for key, value in values.items():
@@ -263,6 +263,7 @@ def _apply_table(game: Game, cards: dict[str, Card], rows: list[cardtable.Row], 
                 card.fields[key] = value
         if changed:  # a row that repeats the inherited values changes nothing
             card.changed_in = vid
+            card.row = row.loc
 
 
 def _effect_data(effects: list[Effect]) -> list[tuple]:
@@ -339,3 +340,4 @@ def _override(card: Card, entry: model.CardOverride, doc, path, vid: str) -> Non
         else:
             card.fields[key] = (entry.model_extra or {})[key]
     card.changed_in = vid
+    card.row = None  # changed in YAML since: findings about the whole card point at its definition

@@ -48,7 +48,7 @@ def render_checks(project: Project, snapshot: Snapshot, report: Report) -> Rende
         try:
             rendered.faces[card.id] = renderer.render_card(card)
         except CardgenError as exc:
-            report.error("render", exc.message, card=card.id, loc=exc.loc or card.loc)
+            report.error("render", exc.message, card=card.id, loc=exc.loc or card.where)
             failed = True
     for deck_id, deck in snapshot.game.decks.items():
         if deck.back and snapshot.cards_in_deck(deck_id):
