@@ -297,6 +297,38 @@ class _Context:
             self.report.error("too-large", f"version {self.s.version} has {len(self.s.cards):,} different cards, more "
                               f"than the limit of {limits.different_cards:,}; " + where.format("different_cards"),
                               loc=loc)
+        self._check_face_sizes(where)
+
+    def _check_face_sizes(self, where: str) -> None:
+        """Every drawn face (card, tile, board) within `limits.face_mm`: a board ten times too
+        large would otherwise fail in cairo, mid-build, naming no data file."""
+        from .project import MAX_FACE_MM
+        from .snapshot import NAMED_SIZES
+
+        limit = self.project.config.limits.face_mm
+        bleed = self.game.file.bleed_mm
+        for tid in dict.fromkeys(c.type for c in self.s.cards if c.type in self.game.card_types):
+            ref = self.game.card_types[tid].size or self.game.file.card_size
+            if isinstance(ref, str) and ref not in NAMED_SIZES and ref not in self.game.file.sizes:
+                continue  # an unknown size: reported by check_game
+            size = self.game.size_of(tid)
+            longest = max(size.width_mm, size.height_mm) + 2 * bleed
+            if longest > limit:
+                first = next(c for c in self.s.cards if c.type == tid)
+                fix = (where.format("face_mm") if longest <= MAX_FACE_MM else
+                       f"no image larger than {MAX_FACE_MM:,} mm a side can be drawn at 300 DPI")
+                self.report.error("too-large", f"card type '{tid}' measures {size.width_mm:g} x {size.height_mm:g} mm "
+                                  f"({longest:g} mm with bleed), more than the limit of {limit:,} mm a side; {fix}",
+                                  loc=self._size_loc(tid), card=first.id)
+
+    def _size_loc(self, tid: str) -> Loc:
+        """Where a card type's size is written: its named size in `sizes`, else its own `size`,
+        else the game's `card_size`."""
+        doc = self.game.source
+        ref = self.game.card_types[tid].size
+        loc = doc.loc("card_types", tid, "size") if ref is not None else doc.loc("card_size")
+        ref = ref if ref is not None else self.game.file.card_size
+        return doc.loc("sizes", ref) if isinstance(ref, str) and ref in self.game.file.sizes else loc
 
     # --- claims ------------------------------------------------------------------------------
 
