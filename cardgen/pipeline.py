@@ -109,8 +109,10 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         queued = rasteriser.submit(jobs, workers)
         planned = time.perf_counter()
         rulebooks = notes = booklets = None
+        from .rulebook.stage import has_rulebook_words
+
         translator = snapshot.translator
-        rulebook_words = translator is None or "rulebook" in translator.domains
+        rulebook_words = has_rulebook_words(snapshot)
         if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
             result.remarks.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
                                    f"it (card_data/{snapshot.game.id}/locale/{snapshot.language}/rulebook.po); start "

@@ -25,7 +25,10 @@ def command(ctx, game, version, lang, fmt, strict):
     project, snapshot = snapshot_from(ctx, game, version, lang)
     findings, rendered = check(project, snapshot)  # renders every card, as build does
     if rendered is not None:
+        from ..rulebook.check import document_findings  # the rulebook's templates, as build renders them
+
         findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
+        findings += document_findings(project, snapshot, rendered, findings)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if fmt == "json":
