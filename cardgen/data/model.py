@@ -8,6 +8,8 @@ the game itself (`card_types`, `effects`, `rules`), so the core never knows abou
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
@@ -273,7 +275,9 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -
     if kind == "extra_forbidden":
         key = path[-1]
         allowed = _allowed_keys(model, path[:-1])
-        hint = f"; expected one of: {', '.join(allowed)}" if allowed else ""
+        close = difflib.get_close_matches(str(key), allowed, n=1)
+        hint = (f"; expected one of: {', '.join(allowed)}" if allowed else "") + (
+            f"; did you mean '{close[0]}'?" if close else "")
         return InputError(f"unknown key '{key}'{hint}", doc.loc(*path, "__key__"))
     if kind == "missing":
         return InputError(f"missing required key '{path[-1]}'", doc.loc(*path[:-1]))
@@ -286,6 +290,8 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -
 def _expected(err: ErrorDetails) -> str:
     msg = err["msg"]
     msg = msg[0].lower() + msg[1:]
+    # pydantic's class names and Python's words mean nothing in a YAML file
+    msg = re.sub(r" or instance of \w+", "", msg).replace("a valid dictionary", "a mapping (key: value)")
     return msg.replace("input should be", "expected").replace("should be", "expected")
 
 
@@ -314,16 +320,18 @@ def _allowed_keys(model: type[BaseModel], path: tuple) -> list[str]:
 
 
 def _inner_model(annotation: Any) -> Any:
+    """The model a field holds: itself, the items of a list, one side of a union, or
+    ("dict", model) for a mapping of names the user chooses (card_types, fields, sizes)."""
     import typing
 
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
+    if typing.get_origin(annotation) is dict:  # before the arguments: its key type is not the model
+        return ("dict", _inner_model(typing.get_args(annotation)[1]))
     for arg in typing.get_args(annotation):
         found = _inner_model(arg)
         if found is not None:
             return found
-    if typing.get_origin(annotation) is dict:
-        return ("dict", _inner_model(typing.get_args(annotation)[1]))
     return None
 
 
