@@ -189,7 +189,7 @@ def test_docs_name_only_what_a_new_project_has(cli, tmp_path):
     card.write_text(card.read_text() + '{% import "playing-cards.j2" as pc %}\n'
                     '{{ icon("common/crown", 52, 17.5, 4) }}{{ pc.rank_label(12) }}\n')
     result = cli("validate", cwd=root)
-    assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out, result.out + result.err
+    assert result.code == 0 and "0 errors, 0 warnings" in result.out, result.out + result.err
 
 
 def test_template_reference_names_every_helper():

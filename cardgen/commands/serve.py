@@ -8,6 +8,7 @@ import time
 import click
 
 from ..errors import InputError, display_path
+from ..words import counted
 from .common import game_option, lang_option, project_from, version_option
 
 WATCHER_START_SECONDS = 10.0
@@ -76,5 +77,5 @@ def _report(state, seconds: float) -> None:
         for line in state.error.splitlines():
             click.echo(line if line.startswith("error") else f"error: {line}", err=True)
         return
-    click.echo(f"{state.game_name} {state.version}: {len(state.cards)} faces and backs, "
-               f"{state.rendered} rendered in {seconds:.2f}s, {len(state.findings)} finding(s)", err=True)
+    click.echo(f"{state.game_name} {state.version}: {counted(len(state.cards), 'face or back', 'faces and backs')}, "
+               f"{state.rendered} rendered in {seconds:.2f}s, {counted(len(state.findings), 'finding')}", err=True)

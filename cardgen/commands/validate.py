@@ -9,6 +9,7 @@ import click
 from ..preflight import preflight
 from ..render.checks import check
 from ..render.fonts import FontSet
+from ..words import counted
 from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
@@ -44,8 +45,8 @@ def command(ctx, game, version, lang, fmt, strict):
             click.echo(str(f), err=False)
         total = sum(c.count for c in snapshot.cards)
         click.echo(
-            f"{snapshot.game.name} {snapshot.version}: {len(snapshot.cards)} different cards, {total} printed; "
-            f"{len(errors)} error(s), {len(warnings)} warning(s)"
+            f"{snapshot.game.name} {snapshot.version}: {counted(len(snapshot.cards), 'different card')}, {total} printed; "
+            f"{counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}"
         )
     ctx.exit(1 if errors or (strict and warnings) else 0)
 

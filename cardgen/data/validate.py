@@ -17,6 +17,7 @@ from jinja2 import TemplateError
 
 from .. import contain
 from ..errors import BuildError, Finding, Loc
+from ..words import counted
 from . import cardtext
 from .model import PluralText, ValueSpec
 from .plugin import HOOKS, defined_hooks, load_plugin
@@ -60,6 +61,7 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_game()
     ctx.check_symbols()
     ctx.check_cards()
+    ctx.check_sentence_icons()
     ctx.check_rules()
     ctx.check_claims()
     ctx.check_limits()
@@ -90,6 +92,7 @@ class _Context:
         self.s = snapshot
         self.game = snapshot.game
         self.report = report
+        self.sentence_icons: dict[tuple[str, str], list[Card]] = {}  # (effect kind, icon) -> cards printing it
 
     # --- game-level declarations -------------------------------------------------------------
 
@@ -243,9 +246,23 @@ class _Context:
             except cardtext.SentenceError as exc:
                 self.report.error("bad-sentence", exc.message, card=card, loc=effect.loc)
                 return
+            symbol_icons = {sym.icon for sym in self.s.symbols.values()}
             for run in runs:
-                if isinstance(run, cardtext.IconRun):
+                if not isinstance(run, cardtext.IconRun) or run.icon in symbol_icons:
+                    continue  # a symbol's icon is checked where the symbol is defined
+                if run.icon in " ".join(_sentence_sources(kind.text)):  # written in game.yml's sentence
+                    self.sentence_icons.setdefault((effect.do, run.icon), []).append(card)
+                else:  # named by the card's own parameter
                     self._icon_ok(run.icon, effect.loc, card, f"icon('{run.icon}') in the sentence of '{effect.do}'")
+
+    def check_sentence_icons(self) -> None:
+        """An icon written in an effect's sentence, once at the sentence in game.yml (the cause),
+        naming the cards that print it, instead of once per card."""
+        for (kid, icon), cards in self.sentence_icons.items():
+            ids = list(dict.fromkeys(c.id for c in cards))
+            users = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            self._icon_ok(icon, self.game.source.loc("effects", kid, "text"), cards[0],
+                          f"icon('{icon}') in the sentence of effect '{kid}' ({_count(len(ids), 'card')}: {users})")
 
     def _check_value(self, spec: ValueSpec, value: Any, what: str, card: Card | None, loc: Loc) -> bool:
         problem = value_problem(spec, value, self.s, self.project)
@@ -368,6 +385,11 @@ class _Context:
                                   card=card, loc=card.loc_of("count") if card else loc)
 
 
+def _count(n: int, word: str) -> str:
+    """'1 card', '3 cards'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _sentence_sources(text) -> list[str]:
     return [text.one, text.other] if isinstance(text, PluralText) else [text]
 
@@ -479,8 +501,8 @@ def _plugin_loc(exc: BaseException, path: Path) -> Loc:
 
 class ValidationFailed(BuildError):
     def __init__(self, errors: list[Finding], strict: bool = False, what: str = "built"):
-        kind = "warning(s) and --strict" if strict else "error(s) in the game data"
-        super().__init__(f"{len(errors)} {kind}; nothing was {what}")
+        kind = "and --strict" if strict else "in the game data"
+        super().__init__(f"{counted(len(errors), 'warning' if strict else 'error')} {kind}; nothing was {what}")
         self.errors = errors
 
     def __str__(self) -> str:

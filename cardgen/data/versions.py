@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ..errors import Finding, InputError, Loc
+from ..words import counted
 from . import cardtable, model, yamlsource
 from .project import Project
 from .snapshot import Card, Effect, Game, Snapshot, VersionInfo
@@ -124,7 +125,7 @@ def _check_translation(feedback: model.Feedback | None, doc) -> None:
     for kind in ("positive", "negative", "ideas"):
         said, meant = getattr(feedback, kind), getattr(feedback.translation, kind)
         if len(said) != len(meant):
-            raise InputError(f"feedback.translation.{kind} has {len(meant)} line(s) but feedback.{kind} has "
+            raise InputError(f"feedback.translation.{kind} has {counted(len(meant), 'line')} but feedback.{kind} has "
                              f"{len(said)}: expected one translated line for each line received",
                              doc.loc("notes", "feedback", "translation", kind))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from ..words import counted
 from .compare import CardInfo, Change, EffectRow, VersionDiff
 
 
@@ -131,7 +132,7 @@ def _render(diff: VersionDiff, s: _Style) -> str:
     _section(lines, s, "Deck counts", _count_lines(diff, s))
     if diff.reprint:
         since = f"cardgen build --version {diff.new.version} --only-changed-since {diff.old.version}"
-        lines += ["", f"{len(diff.reprint)} card face(s) differ and need printing again: "
+        lines += ["", f"{counted(len(diff.reprint), 'card face differs', 'card faces differ')} and need{'s' if len(diff.reprint) == 1 else ''} printing again: "
                       f"{'`' + since + '`' if s.md else since} prints just those."]
     return "\n".join(lines) + "\n"
 
