@@ -9,7 +9,7 @@ import click
 
 from ..errors import InputError, display_path
 from ..words import counted
-from .common import game_option, lang_option, project_from, version_option
+from .common import check_choices, game_option, lang_option, project_from, version_option
 
 WATCHER_START_SECONDS = 10.0
 
@@ -36,6 +36,7 @@ def command(ctx, game, version, lang, host, port, no_browser):
     from ..preview.watch import watch_sources
 
     project = project_from(ctx)
+    check_choices(project, game, version, lang)  # a version that does not exist is not a page to serve
     preview = Preview(project.root, game, version, lang)
     state = preview.refresh()
     try:

@@ -72,6 +72,13 @@ def _version_sort_key(name: str):
 
 
 def resolve(project: Project, game: Game, version: str | None = None) -> Snapshot:
+    version = existing_version(project, game, version)
+    chain = _chain(project, game, version, available_versions(project, game))
+    return _apply(game, chain)
+
+
+def existing_version(project: Project, game: Game, version: str | None = None) -> str:
+    """The version's name as `--version` means it (default: the game's); one line if there is none."""
     version = normalise_version(version or game.file.default_version)
     known = available_versions(project, game)
     if version not in known:
@@ -79,8 +86,7 @@ def resolve(project: Project, game: Game, version: str | None = None) -> Snapsho
             f"no version '{version}' of {game.name} (expected one of: {', '.join(known) or 'none'}; "
             f"versions live in {version_dir(project, game)})"
         )
-    chain = _chain(project, game, version, known)
-    return _apply(game, chain)
+    return version
 
 
 def _load_version(project: Project, game: Game, version: str):
