@@ -196,8 +196,16 @@ class CardOverride(Open):
 
 
 class Claim(Strict):
-    """A statement of the designer's about counts, checked against the data."""
+    """A statement of the designer's about counts, checked against the data.
 
+    Claims are inherited claim by claim: a later version's claim with the same key (its `id`, else
+    what it counts: deck, symbol and field) takes the inherited one's place, `withdrawn: true`
+    drops it, and `replace_claims: true` in a version drops them all."""
+
+    id: str | None = Field(None, description="The claim's key across versions; default: what it counts "
+                                             "(deck, symbol and field).")
+    withdrawn: StrictBool = Field(False, description="True: this version no longer makes the inherited claim "
+                                                      "with this key.")
     deck: str | None = None
     total: StrictInt | None = None
     symbol: str | None = None
@@ -205,6 +213,14 @@ class Claim(Strict):
     count: StrictInt | None = None
     share: str | None = Field(None, pattern=r"^\d+/\d+$")
     says: str | None = Field(None, description="The designer's words this claim comes from.")
+
+
+def claim_key(claim: Claim) -> str:
+    """What identifies a claim across versions: its `id`, else what it counts."""
+    if claim.id:
+        return claim.id
+    return ", ".join(f"{name} {value}" for name, value in
+                     (("deck", claim.deck), ("symbol", claim.symbol), ("field", claim.field)) if value)
 
 
 class FeedbackLines(Strict):
@@ -246,7 +262,12 @@ class VersionFile(Strict):
         description="CSV or XLSX file, relative to this version file, whose rows add or override cards "
         "by id after this file's own changes; blank cells keep the inherited value, count 0 removes a card.",
     )
-    claims: list[Claim] = Field(default_factory=list)
+    claims: list[Claim] = Field(
+        default_factory=list,
+        description="Counts the designer states, checked by validate. Inherited: a claim with the key (id, else "
+                    "deck, symbol and field) of an inherited one replaces it; withdrawn: true drops it.")
+    replace_claims: StrictBool = Field(
+        False, description="True: this version's claims replace every inherited claim instead of merging with them.")
     unused_decks: list[str] = Field(
         default_factory=list,
         description="Decks the game declares but this version does not use (not inherited): no warning that "

@@ -143,8 +143,7 @@ def _apply(game: Game, chain) -> Snapshot:
     symbols: dict[str, model.Symbol] = {}
     symbol_locs: dict[str, Loc] = {}
     cards: dict[str, Card] = {}
-    claims: list = []
-    claim_locs: list[Loc] = []
+    claims: dict[str, tuple[model.Claim, Loc]] = {}  # key -> the claim in force and where it is written
     remarks: list[Finding] = []
     infos = []
     for vid, doc, vf, rows in chain:
@@ -199,9 +198,7 @@ def _apply(game: Game, chain) -> Snapshot:
             removed.add(card_id)
             del cards[card_id]
         _apply_table(game, cards, rows, vid)
-        if vf.claims or "claims" in doc.data:
-            claims = list(vf.claims)
-            claim_locs = [doc.loc("claims", i) for i in range(len(vf.claims))]
+        _merge_claims(claims, vf, doc)
     return Snapshot(
         game=game,
         version=chain[-1][0],
@@ -212,11 +209,33 @@ def _apply(game: Game, chain) -> Snapshot:
         symbols=symbols,
         symbol_locs=symbol_locs,
         cards=list(cards.values()),
-        claims=claims,
-        claim_locs=claim_locs,
+        claims=[claim for claim, _ in claims.values()],
+        claim_locs=[loc for _, loc in claims.values()],
         unused_decks={d: chain[-1][1].loc("unused_decks", i) for i, d in enumerate(chain[-1][2].unused_decks)},
         remarks=remarks,
     )
+
+
+def _merge_claims(claims: dict[str, tuple[model.Claim, Loc]], vf: model.VersionFile, doc) -> None:
+    """A version's claims over the inherited ones, by key (model.claim_key): a claim with an
+    inherited key replaces it, `withdrawn: true` drops it, `replace_claims: true` drops them all."""
+    if vf.replace_claims:
+        claims.clear()
+    seen: dict[str, Loc] = {}
+    for i, claim in enumerate(vf.claims):
+        key, loc = model.claim_key(claim), doc.loc("claims", i)
+        if not key:
+            raise InputError("a claim needs a deck or a symbol to count (or an id naming it)", loc)
+        if key in seen:
+            raise InputError(f"a second claim about {key} in this file (first at line {seen[key].line}); "
+                             "give each its own id", loc)
+        seen[key] = loc
+        if not claim.withdrawn:
+            claims[key] = (claim, loc)
+        elif claims.pop(key, None) is None:
+            known = "; ".join(claims) or "none"
+            raise InputError(f"withdraws the claim about {key}, which no earlier version makes (inherited: {known})",
+                             loc)
 
 
 def _table_rows(project: Project, doc, vf: model.VersionFile) -> list[cardtable.Row]:

@@ -52,11 +52,11 @@ def render_checks(project: Project, snapshot: Snapshot, report: Report) -> Rende
             causes.setdefault(_cause(exc, card), []).append((card, exc))
             failed = True
     for failures in causes.values():
-        card, exc = failures[0]
+        card, first = failures[0]
         others = [c.id for c, _ in failures[1:]]
         more = (f" (the same for {len(others)} more card{'s' if len(others) > 1 else ''}: "
                 f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''})") if others else ""
-        report.error("render", exc.message + more, card=card.id, loc=exc.loc or card.loc)
+        report.error("render", first.message + more, card=card.id, loc=first.loc or card.loc)
     for deck_id, deck in snapshot.game.decks.items():
         if deck.back and snapshot.cards_in_deck(deck_id):
             try:
