@@ -162,7 +162,8 @@ def test_json_is_stable_and_sorted(cli):
     assert [r["change"] for r in katana["effects"]] == ["changed", "added"]
     assert katana["effects"][1]["new"] == {"when": "elvish", "do": "points", "amount": 2}
     assert set(data) == {"game", "name", "old", "new", "identical", "rules", "style", "symbols", "cards",
-                         "counts", "reprint", "notes"}
+                         "counts", "claims", "reprint", "notes"}
+    assert data["claims"] == []  # 3 inherits 2's claims unchanged
 
 
 def test_markdown_reads_as_release_notes(kb):
