@@ -261,6 +261,21 @@ def test_cards_in_english(built):
     assert "Prendi" not in en and "Specialista" not in en
 
 
+def test_every_counted_word_on_a_card_follows_its_languages_plural_rule(built):
+    """A Mission's coins are counted with the language's plural forms (CLDR through Babel):
+    '1 moneta' / '2 monete', '1 coin' / '2 coins', never '1 monete' or '1 coins'."""
+    words = {"it": ("moneta", "monete"), "en": ("coin", "coins")}
+    for lang, (one, other) in words.items():
+        snapshot, _, out = built[lang]
+        missions = [c for c in snapshot.cards if c.type == "missione"]
+        assert {c.fields["monete"] for c in missions} >= {1, 2}
+        for card in missions:
+            svg = (out / "svg" / f"card-{card.id}.svg").read_text(encoding="utf-8")
+            texts = re.findall(r">([^<>]+)</(?:text|tspan)>", svg)
+            expected = one if card.fields["monete"] == 1 else other
+            assert expected in texts and (other if expected == one else one) not in texts, (lang, card.id, texts)
+
+
 def test_no_text_overflows_in_either_language(built):
     for lang in ("it", "en"):
         overflow = [w for w in built[lang][1].warnings if "does not fit" in w]
