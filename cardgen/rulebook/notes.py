@@ -152,7 +152,7 @@ def notes_values(project: Project, snapshot: Snapshot, findings: list[Finding], 
 
 
 def has_notes(project: Project, snapshot: Snapshot) -> bool:
-    """A game with a rulebook gets the notes, unless its project predates them (no notes.html.j2)."""
+    """A game with a rulebook gets the notes (from the first notes.html.j2 `_has_template` finds)."""
     return bool(snapshot.game.file.rulebook) and _has_template(project, snapshot)
 
 
