@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Loc
+from ..words import counted
 from . import xlsxsource
 from .model import ValueSpec
 
@@ -276,7 +277,7 @@ def _effect_params(cell: Cell, do: str, args: list[str], specs: dict[str, ValueS
         if not sep:
             if i >= len(names):
                 raise InputError(
-                    f"effect '{do}' takes {len(names)} value(s) ({', '.join(names) or 'none'}), found '{arg}'",
+                    f"effect '{do}' takes {counted(len(names), 'value')} ({', '.join(names) or 'none'}), found '{arg}'",
                     cell.loc,
                 )
             name, raw = names[i], arg
