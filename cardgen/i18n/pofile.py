@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import gettext
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def read(path: Path, lang: str | None, raw: bytes) -> tuple[Catalog, list[Findin
     lines = text.split("\n")
     entries = _scan(path, lines)
     head = next((e for e in entries if e.msgid == "" and e.msgctxt is None and not e.obsolete), None)
-    nplurals, plural = _header(path, lang, head, charset, entries)
+    plural_line = _header(path, lang, head, charset, entries)
     _no_duplicates(path, lang, entries)
     for_babel = ["" if _previous_line(line) else line for line in lines]
     try:
@@ -75,9 +76,13 @@ def read(path: Path, lang: str | None, raw: bytes) -> tuple[Catalog, list[Findin
         raise CatalogError(f"not a readable PO catalog: {exc.args[0] if exc.args else exc}",
                            Loc(path, exc.lineno + 1)) from None
     except (ValueError, LookupError, TypeError) as exc:  # raised while Babel reads the header
-        raise CatalogError(f"the header cannot be read: {exc}", Loc(path, head.line if head else 0)) from None
+        raise CatalogError(f"the header cannot be read: {exc}", Loc(path, head.line if head else 1)) from None
+    # the rule Babel will pluralise by (the header's, or the language's own without one), checked
+    nplurals, plural = catalog.num_plurals, catalog.plural_expr
+    rule = _plural_rule(Loc(path, plural_line), nplurals, plural)
+    _form_counts(path, entries, nplurals)
     _attach_previous(catalog, entries)
-    warnings = _check_translations(path, lang, entries, nplurals, plural)
+    warnings = _check_translations(path, lang, entries, nplurals, rule)
     return catalog, warnings
 
 
@@ -294,18 +299,15 @@ def _no_msgstr(path: Path, entry: Entry) -> CatalogError:
 # --- the header ------------------------------------------------------------------------------------
 
 
-def _header(path: Path, lang: str | None, head: Entry | None, charset: str,
-            entries: list[Entry]) -> tuple[int, str]:
-    """(nplurals, plural expression) of the header, checked; what Babel would guess without one."""
+def _header(path: Path, lang: str | None, head: Entry | None, charset: str, entries: list[Entry]) -> int:
+    """Check the header fields Babel reads without checking; the line of its Plural-Forms (of the
+    header, or 1, when it has none)."""
     fields: dict[str, tuple[str, int]] = {}  # lower-case name -> (value, line)
-    if head is not None:
-        lines_of = [(n, part) for kw, n, part in head.parts if kw == "msgstr"]
-        for n, part in lines_of:
-            for text in part.split("\n"):
-                name, colon, value = text.partition(":")
-                if colon and name.strip():
-                    fields[name.strip().lower()] = (value.strip(), n)
-    where = Loc(path, head.line if head else 1)
+    for keyword, number, part in head.parts if head is not None else []:
+        for text in part.split("\n") if keyword == "msgstr" else []:
+            name, colon, value = text.partition(":")
+            if colon and name.strip():
+                fields[name.strip().lower()] = (value.strip(), number)
     declared = fields.get("content-type")
     if declared is not None:
         m = re.search(r"charset=([^\s;]+)", declared[0])
@@ -316,20 +318,15 @@ def _header(path: Path, lang: str | None, head: Entry | None, charset: str,
     language = fields.get("language")
     if language is not None and language[0]:
         _check_language(path, lang, *language)
-    plural_entries = [e for e in entries if e.plural is not None and not e.obsolete]
     forms = fields.get("plural-forms")
-    if forms is None:
-        if plural_entries and lang is not None:  # a template (.pot) has no language to pluralise by
-            raise CatalogError("the catalog has plural translations but its header has no Plural-Forms (expected "
-                               "\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\")", where)
-        return 2, "(n != 1)"
-    nplurals, plural = _plural_forms(path, *forms)
-    for e in plural_entries:
-        if len(e.strings) != nplurals:
-            raise CatalogError(f"msgid {_short(e.msgid or '')} has {len(e.strings)} plural form(s), the header's "
-                               f"Plural-Forms {nplurals} (expected msgstr[0] to msgstr[{nplurals - 1}])",
-                               Loc(path, e.line))
-    return nplurals, plural
+    if forms is not None:
+        _plural_forms(path, *forms)
+        return forms[1]
+    first_plural = next((e for e in entries if e.plural is not None and not e.obsolete), None)
+    if first_plural is not None and lang is not None:  # a template (.pot) has no language to pluralise by
+        raise CatalogError("the catalog has plural translations but its header has no Plural-Forms (expected "
+                           "\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\")", Loc(path, head.line if head else 1))
+    return head.line if head is not None else 1
 
 
 def _check_language(path: Path, lang: str | None, value: str, line: int) -> None:
@@ -348,33 +345,48 @@ def _check_language(path: Path, lang: str | None, value: str, line: int) -> None
                                f"(expected Language: {lang})", Loc(path, line))
 
 
-def _plural_forms(path: Path, value: str, line: int) -> tuple[int, str]:
-    where = Loc(path, line)
+EXPECTED_FORMS = "(expected e.g. 'nplurals=2; plural=(n != 1);')"
+
+
+def _plural_forms(path: Path, value: str, line: int) -> None:
+    """Plural-Forms as written: a number of forms and a C expression of n."""
     params = {}
     for part in value.split(";"):
         name, eq, setting = part.partition("=")
         if eq:
             params[name.strip()] = setting.strip()
-    expected = "(expected e.g. 'nplurals=2; plural=(n != 1);')"
-    count, plural = params.get("nplurals", ""), params.get("plural", "")
+    count = params.get("nplurals", "")
     if not count.isdigit() or not 1 <= int(count) <= MAX_PLURALS:
         raise CatalogError(f"Plural-Forms: nplurals={count!r} is not a number of forms from 1 to {MAX_PLURALS} "
-                           f"{expected}", where)
-    nplurals = int(count)
+                           f"{EXPECTED_FORMS}", Loc(path, line))
+    _plural_rule(Loc(path, line), int(count), params.get("plural", ""))
+
+
+def _plural_rule(where: Loc, nplurals: int, plural: str) -> Callable[[int], int]:
+    """The plural rule `plural`, which must answer every number with a form from 0 to nplurals - 1."""
     try:
         rule = gettext.c2py(plural)
     except (ValueError, SyntaxError, RecursionError, MemoryError):
-        raise CatalogError(f"Plural-Forms: plural={plural!r} is not a C expression of n {expected}", where) from None
+        raise CatalogError(f"Plural-Forms: plural={plural!r} is not a C expression of n {EXPECTED_FORMS}",
+                           where) from None
     for n in PLURAL_PROBE:
         try:
             index = rule(n)
         except (ArithmeticError, ValueError, TypeError, RecursionError):
             raise CatalogError(f"Plural-Forms: plural={plural!r} cannot be computed for n={n} (division by zero?) "
-                               f"{expected}", where) from None
+                               f"{EXPECTED_FORMS}", where) from None
         if not 0 <= index < nplurals:
             raise CatalogError(f"Plural-Forms: plural={plural!r} gives form {index} for n={n}, but nplurals={nplurals} "
                                f"(expected 0 to {nplurals - 1})", where)
-    return nplurals, plural
+    return rule
+
+
+def _form_counts(path: Path, entries: list[Entry], nplurals: int) -> None:
+    for e in entries:
+        if e.plural is not None and not e.obsolete and e.msgid and len(e.strings) != nplurals:
+            raise CatalogError(f"msgid {_short(e.msgid)} has {len(e.strings)} plural form(s), the header's "
+                               f"Plural-Forms {nplurals} (expected msgstr[0] to msgstr[{nplurals - 1}])",
+                               Loc(path, e.line))
 
 
 # --- entries ---------------------------------------------------------------------------------------
@@ -412,10 +424,9 @@ def _attach_previous(catalog: Catalog, entries: list[Entry]) -> None:
 
 
 def _check_translations(path: Path, lang: str | None, entries: list[Entry], nplurals: int,
-                        plural: str) -> list[Finding]:
+                        rule: Callable[[int], int]) -> list[Finding]:
     """Every translated form against its msgid: %(name)s placeholders (and, in a template message,
     a valid %-format), {{ ... }} of a sentence template. Errors raise; harmless gaps are warnings."""
-    rule = gettext.c2py(plural)
     single = {i for i in range(nplurals) if sum(1 for n in range(1001) if rule(n) == i) == 1}
     problems: list[CatalogError] = []
     warnings: list[Finding] = []
