@@ -80,7 +80,7 @@ def read(path: Path, lang: str | None, raw: bytes) -> tuple[Catalog, list[Findin
     # the rule Babel will pluralise by (the header's, or the language's own without one), checked
     nplurals, plural = catalog.num_plurals, catalog.plural_expr
     rule = _plural_rule(Loc(path, plural_line), nplurals, plural)
-    _form_counts(path, entries, nplurals)
+    _form_counts(path, lang, entries, nplurals)
     _attach_previous(catalog, entries)
     warnings = _check_translations(path, lang, entries, nplurals, rule)
     return catalog, warnings
@@ -381,11 +381,11 @@ def _plural_rule(where: Loc, nplurals: int, plural: str) -> Callable[[int], int]
     return rule
 
 
-def _form_counts(path: Path, entries: list[Entry], nplurals: int) -> None:
+def _form_counts(path: Path, lang: str | None, entries: list[Entry], nplurals: int) -> None:
     for e in entries:
         if e.plural is not None and not e.obsolete and e.msgid and len(e.strings) != nplurals:
-            raise CatalogError(f"msgid {_short(e.msgid)} has {len(e.strings)} plural form(s), the header's "
-                               f"Plural-Forms {nplurals} (expected msgstr[0] to msgstr[{nplurals - 1}])",
+            raise CatalogError(f"msgid {_short(e.msgid)} ({_in(lang)}) has {len(e.strings)} plural form(s), the "
+                               f"header's Plural-Forms {nplurals} (expected msgstr[0] to msgstr[{nplurals - 1}])",
                                Loc(path, e.line))
 
 
@@ -440,15 +440,15 @@ def _check_translations(path: Path, lang: str | None, entries: list[Entry], nplu
             label = "msgstr" if e.plural is None else f"msgstr[{index}]"
             formatted = e.template or "python-format" in e.flags
             found = _placeholder_problems(sources, text, formatted)
-            for problem, harmless in found:
-                where = Loc(path, e.line)
-                message = f"{label} of msgid {_short(e.msgid)} ({_in(lang)}) {problem}"
-                if harmless and e.plural is not None and index in single:
-                    warnings.append(Finding("warning", "translation-placeholder",
-                                            message + " (right only if this form is used for one number alone)",
-                                            where))
-                else:
-                    problems.append(CatalogError(message, where))
+            if not found:
+                continue
+            where = Loc(path, e.line)
+            message = f"{label} of msgid {_short(e.msgid)} ({_in(lang)}) " + "; ".join(p for p, _ in found)
+            if all(harmless for _, harmless in found) and e.plural is not None and index in single:
+                warnings.append(Finding("warning", "translation-placeholder",
+                                        message + " (right only if this form is used for one number alone)", where))
+            else:  # one line per translated form, however many placeholders it gets wrong
+                problems.append(CatalogError(message, where))
     _raise(problems)
     return warnings
 
