@@ -489,10 +489,19 @@ def test_open_table_rules_are_the_versions_values_or_a_stated_reading():
                 in TABLES["1"]["assumptions"])
         assert value == specs[rule].default  # the reading is game.yml's, not the engine's
     assert len(TABLES["1"]["assumptions"]) == len(OPEN)  # nothing else: the engine keeps no reading of its own
-    # the readings of play are rules of the data too, set from version 1 on (and printed)
-    for rule in ("effect_draws", "extra_pours", "bounce_target", "end_timing", "ties"):
-        assert TABLES["1"]["rules"][rule] == snap1.rules[rule] == snap31.rules[rule]
+    # the readings of play are rules of the data too (and printed): set where the version can show
+    # them; where it cannot (V1 has no hand limit and no end; from V2 no card bounces metal on)
+    # the version leaves them open and the default is played without a line in the report
+    played = ("effect_draws", "extra_pours", "bounce_target", "end_timing", "ties")
+    assert {k: snap1.rules.get(k) for k in played} == {
+        "effect_draws": None, "extra_pours": "any_card", "bounce_target": "owner_chooses", "end_timing": None,
+        "ties": "shared"}
+    assert {k: snap31.rules.get(k) for k in played} == {
+        "effect_draws": "beyond_hand_limit", "extra_pours": "any_card", "bounce_target": None, "end_timing": "any_time",
+        "ties": "shared"}
+    for rule in played:
         assert set(E.TABLE_RULES[rule]) == set(specs[rule].values)
+        assert TABLES["1"]["rules"][rule] == (snap1.rules.get(rule) or specs[rule].default)
 
 
 # --- every reading of play is a rule value: flipping it changes the play ----------------------------

@@ -104,7 +104,14 @@ def compile_table(snapshot) -> dict[str, Any]:
                       "effects": effects})
         (blades if card.type in dealt_types else market).extend([index] * card.count)
     rules = dict(snapshot.rules)
-    table_rules, assumptions = open_rules(game.rule_specs, rules)
+    moot = set()
+    if rules.get("hand_limit") is None:
+        moot.add("effect_draws")
+    if not rules.get("end_condition"):
+        moot.add("end_timing")
+    if not any(kind == "overflow_bounce" for part in parts for kind, _, _ in part["effects"]):
+        moot.add("bounce_target")
+    table_rules, assumptions = open_rules(game.rule_specs, rules, frozenset(moot))
     return {
         "version": snapshot.version,
         "metals": metals,
@@ -128,9 +135,11 @@ def compile_table(snapshot) -> dict[str, Any]:
     }
 
 
-def open_rules(specs: dict[str, Any], rules: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+def open_rules(specs: dict[str, Any], rules: dict[str, Any], moot: frozenset[str] = frozenset()) -> tuple[dict[str, str], list[str]]:
     """The table rules as the version sets them, game.yml's `default` where it leaves one open,
-    and one sentence per rule the version left open (game.yml's label and value sentence)."""
+    and one sentence per rule the version left open (game.yml's label and value sentence) unless
+    it is `moot`: nothing in the version can show it (effects against a hand limit the version
+    does not have, bouncing metal without a bouncing card, ending a game that cannot end)."""
     played: dict[str, str] = {}
     assumptions: list[str] = []
     for name, known in TABLE_RULES.items():
@@ -141,6 +150,9 @@ def open_rules(specs: dict[str, Any], rules: dict[str, Any]) -> tuple[dict[str, 
             if value is None:
                 raise UnknownRuleValue(name, None, known)
             sentence = spec.values.get(value, "") if spec.values else ""
+            if name in moot:
+                played[name] = value  # nothing in this version can show it: not worth a line
+                continue
             assumptions.append(f"{spec.label or name}: the version leaves it open; played as '{value}': {sentence}")
         if value not in known:
             raise UnknownRuleValue(name, value, known)
