@@ -70,8 +70,11 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
     if plots_dir is not None:
         from ..outputs import check_output_folder
         from ..simulate.report import plot_paths
+        from ..simulate.runner import plot_names
 
-        check_output_folder(project, plots_dir, plot_paths(versions, plots_dir))
+        first = Experiment(project=str(project.root), game=g.id, version=versions[0], players=players, bots=bot_names,
+                           games=games, seed=seed, max_rounds=max_rounds)
+        check_output_folder(project, plots_dir, plot_paths(versions, plots_dir, plot_names(first)))
     results = []
     with Runner(jobs, progress_for(quiet or fmt == "json")) as runner:
         for v in versions:
