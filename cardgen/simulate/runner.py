@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import contain
+from ..data.cardvalues import with_values
 from ..data.plugin import load_plugin
 from ..data.project import load_project
 from ..data.snapshot import Snapshot
@@ -42,13 +43,14 @@ class Experiment:
     seed: int = 1
     max_rounds: int = 100
     rules: tuple[tuple[str, Any], ...] = ()  # rule overrides, e.g. (("mine_action", "take_one"),)
+    values: tuple[tuple[str, Any], ...] = ()  # card value overrides (data.cardvalues paths), e.g. (("katana-hilt.points", 2),)
 
     def seats(self, index: int) -> list[str]:
         return [self.bots[(seat + index) % len(self.bots)] for seat in range(self.players)]
 
     @property
     def table_key(self) -> tuple:
-        return (self.project, self.game, self.version, self.rules)
+        return (self.project, self.game, self.version, self.rules, self.values)
 
 
 class SimulationError(InputError):
@@ -69,7 +71,7 @@ def snapshot_for(exp: Experiment) -> Snapshot:
         if unknown:
             raise SimulationError(f"no rule named {', '.join(unknown)} in {game.id}'s game.yml")
         snapshot = dataclasses.replace(snapshot, rules={**snapshot.rules, **dict(exp.rules)})
-    return snapshot
+    return with_values(snapshot, exp.values)
 
 
 def _fingerprint(exp: Experiment) -> tuple:
@@ -104,7 +106,8 @@ def simulation_for(exp: Experiment):
     return _SIMULATIONS[key]
 
 
-def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+def play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+    """Games start..stop-1 of the experiment, counted (the unit of work a pool or a cluster runs)."""
     sim = simulation_for(exp)
     totals = Totals(exp.players)
     max_turns = exp.max_rounds * exp.players
@@ -114,7 +117,7 @@ def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
 
 
 def _play_chunk_args(args: tuple) -> Totals:
-    return _play_chunk(*args)
+    return play_chunk(*args)
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -157,7 +160,7 @@ class Runner:
             self.progress.start(label or f"simulating {exp.version}", exp.games)
         try:
             if self.jobs == 1 or len(tasks) == 1:
-                results = (_play_chunk(*task) for task in tasks)
+                results = (play_chunk(*task) for task in tasks)
             else:
                 results = self._get_pool().imap(_play_chunk_args, tasks)
             for (_, start, stop), part in zip(tasks, results):
@@ -172,20 +175,7 @@ class Runner:
     def figures(self, exp: Experiment, label: str = "") -> dict[str, Any]:
         """The experiment's figures (generic and the game's own), computed once per experiment."""
         if exp not in self._figures:
-            sim = self.check(exp)
-            totals = self.totals(exp, label)
-            result = {
-                "game": exp.game,
-                "version": exp.version,
-                "players": exp.players,
-                "bots": list(exp.bots),
-                "seed": exp.seed,
-                "max_rounds": exp.max_rounds,
-                "rules_changed": dict(exp.rules),
-            }
-            result.update(stats.figures(totals, sim.card_info))
-            result.update(sim.figures(totals, stats))
-            self._figures[exp] = result
+            self._figures[exp] = figures_from(exp, self.totals(exp, label))
         return self._figures[exp]
 
     def _get_pool(self):
@@ -194,6 +184,25 @@ class Runner:
             context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
             self._pool = context.Pool(self.jobs)
         return self._pool
+
+
+def figures_from(exp: Experiment, totals: Totals) -> dict[str, Any]:
+    """The figures (generic and the game's own) of games counted into `totals`."""
+    sim = simulation_for(exp)
+    result = {
+        "game": exp.game,
+        "version": exp.version,
+        "players": exp.players,
+        "bots": list(exp.bots),
+        "seed": exp.seed,
+        "max_rounds": exp.max_rounds,
+        "rules_changed": dict(exp.rules),
+    }
+    if exp.values:
+        result["values_changed"] = dict(exp.values)
+    result.update(stats.figures(totals, sim.card_info))
+    result.update(sim.figures(totals, stats))
+    return result
 
 
 class ClaimContext:
