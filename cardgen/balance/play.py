@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..simulate.runner import Experiment, play_chunk
 from ..simulate.stats import Totals
 
+CONNECT_TIMEOUT = 10  # seconds to reach a Dask scheduler
 STEPS = 4  # the search looks at a trial's figures after each quarter of its games (pruning)
 
 
@@ -70,7 +71,7 @@ class DaskPlayer:
             raise InputError(f"--scheduler {address}: Dask is not installed; "
                              "pip install 'cardgen[cluster]'") from None
         try:
-            self.client = Client(address, timeout=10, set_as_default=False)
+            self.client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError) as exc:
             raise InputError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from None
         self.name = address
