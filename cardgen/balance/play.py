@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +36,11 @@ def _play(args: tuple) -> Totals:
     return play_chunk(*args)
 
 
+def _worker_ignores_ctrl_c() -> None:
+    """Ctrl-C reaches the whole process group: the command stops the pool, a worker prints nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalPlayer:
     """Worker processes on this machine (jobs=1: in this process)."""
 
@@ -42,6 +48,7 @@ class LocalPlayer:
 
     def __init__(self, jobs: int):
         self.jobs = jobs
+        self.where = f"{jobs} local worker{'s' if jobs > 1 else ''}"
         self._pool: Any = None
 
     def play(self, exp: Experiment, parts: list[tuple[int, int]]) -> list[Totals]:
@@ -50,7 +57,7 @@ class LocalPlayer:
             return [_play(t) for t in tasks]
         if self._pool is None:
             methods = multiprocessing.get_all_start_methods()
-            self._pool = multiprocessing.get_context("fork" if "fork" in methods else "spawn").Pool(self.jobs)
+            self._pool = multiprocessing.get_context("fork" if "fork" in methods else "spawn").Pool(self.jobs, _worker_ignores_ctrl_c)
         return self._pool.map(_play, tasks, chunksize=1)
 
     def close(self) -> None:
@@ -75,6 +82,7 @@ class DaskPlayer:
         except (OSError, TimeoutError) as exc:
             raise InputError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from None
         self.name = address
+        self.where = f"Dask scheduler {address}, {len(self.client.nthreads())} worker(s) when it started"
 
     def play(self, exp: Experiment, parts: list[tuple[int, int]]) -> list[Totals]:
         futures = [self.client.submit(play_chunk, exp, a, b, pure=False) for a, b in parts]

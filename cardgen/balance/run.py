@@ -52,8 +52,12 @@ def run(plan: search.Plan, trials: int, player, journal: Path | None, study_name
     study = search.open_study(plan, journal, study_name)
     done = len(search.finished(study))
     progress.start(trials, min(done, trials), plan.base.games * (max(trials - done, 0) + 1))
+    progress.trial(min(done, trials), search.best_loss(study))
     try:
-        base = search.baseline(study, plan, player, progress)
+        try:
+            base = search.baseline(study, plan, player, progress)
+        except KeyboardInterrupt:
+            raise search.Interrupted(done, trials) from None
         search.search(plan, study, trials, player, progress)
     finally:
         progress.stop()

@@ -127,8 +127,7 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
     from ..balance.text import as_text
 
     click.echo(as_text(doc))
-    games_played = "games" if player.name == "local" else f"games on {player.name}"
-    click.echo(f"\n{doc['trials_done']} trials in {time.perf_counter() - started:.1f}s ({games_played})")
+    click.echo(f"\n{doc['trials_done']} trials in {time.perf_counter() - started:.1f}s ({player.where})")
     for what, path in (("proposal", doc["proposal"].get("file")), ("written", doc["proposal"].get("written")),
                        ("report", doc["report"])):
         if path:
@@ -142,6 +141,9 @@ def _search(project, folder, plan, trials, player, journal, study_name, progress
     with open_output(project, folder, "balance") as out:
         if journal is not None:
             out.claim(journal)  # a study file cardgen did not write is never appended to
+            journal.touch()
+            out.record(journal)
+            out.save()  # known as cardgen's at once: a run killed outright can still be resumed
         try:
             return run(plan, trials, player, journal, study_name, progress)
         finally:
