@@ -68,7 +68,13 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
     result = cli("build", "--no-png", "--paper", "letter", cwd=root)
     assert result.code == 0, result.err
     assert (root / "build/dragon-race/1/sheets-letter-duplex.pdf").is_file()
-    assert "Main deck: 9 cards" in _text(root / "build/dragon-race/1/rulebook-letter.pdf")
+    rulebook = _text(root / "build/dragon-race/1/rulebook-letter.pdf")
+    assert "Main deck: 9 cards" in rulebook
+    assert "Cards (9)" in rulebook and "Card cards" not in rulebook
+    # the designer's notes come from cardgen's own template: the project has none of its own
+    notes = _text(root / "build/dragon-race/1/notes-letter.pdf")
+    assert "Designer's notes".upper() in notes.upper() and "Dragon Race" in notes
+    assert "Check results" in notes and "The first version: nothing to compare with." in notes
     embedded = subprocess.run(["pdffonts", root / "build/dragon-race/1/rulebook-letter.pdf"],
                               capture_output=True, text=True, check=True).stdout
     assert "Cinzel" in embedded and "Alegreya-Sans" in embedded  # weasyprint names the family so

@@ -54,6 +54,10 @@ class ValueSpec(Strict):
     warn_if_empty: str | None = Field(
         None, description="For rules: warning shown when the value is null or empty."
     )
+    open_question: str | None = Field(
+        None, description="For enum rules the designer's documents leave open: the question they leave "
+                          "('Who is Control?'). The version's value answers it for the players' rulebook; "
+                          "the designer's notes print the question, the answer and the other values.")
 
 
 class Size(Strict):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
+from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.versions import resolve
@@ -145,7 +146,9 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
 
 
 def _has_template(project: Project, snapshot: Snapshot) -> bool:
-    return any((project.templates_dir / folder / TEMPLATE).is_file() for folder in (snapshot.game.id, "common"))
+    """The game's own notes template, the project's common one, or cardgen's built-in one."""
+    return any((folder / TEMPLATE).is_file()
+               for folder in (project.templates_dir / snapshot.game.id, project.templates_dir / "common", TEMPLATES_DIR))
 
 
 def _stylesheets_digest(project: Project, snapshot: Snapshot) -> str:
