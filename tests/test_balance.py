@@ -243,9 +243,16 @@ def test_the_proposal_extends_the_version_validates_and_is_written_only_when_ask
 
 
 def test_a_dask_cluster_gives_the_local_figures(cli, small):
+    """balance and simulate on a LocalCluster of two worker processes: the local run's bytes."""
     project_copy, _, local = small
+    simulate = ("simulate", "--version", "3.1", "--games", "90", "--no-claims", "--format", "json")
+    local_sim = cli(*simulate, "--jobs", "1", cwd=project_copy)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
                                   processes=True) as cluster:
         remote = cli("balance", *SMALL, "--scheduler", cluster.scheduler_address, cwd=project_copy)
+        remote_sim = cli(*simulate, "--scheduler", cluster.scheduler_address, cwd=project_copy)
     assert remote.code == 0, remote.err
     assert remote.out == local
+    assert remote_sim.code == 0, remote_sim.err
+    assert json.loads(remote_sim.out)["games"] == 90
+    assert remote_sim.out == local_sim.out

@@ -48,17 +48,21 @@ class LocalPlayer:
 
     def __init__(self, jobs: int):
         self.jobs = jobs
-        self.where = f"{jobs} local worker{'s' if jobs > 1 else ''}"
+        self.where = f"with {jobs} local worker{'s' if jobs > 1 else ''}"
         self._pool: Any = None
 
     def play(self, exp: Experiment, parts: list[tuple[int, int]]) -> list[Totals]:
-        tasks = [(exp, a, b) for a, b in parts]
+        return list(self.map([(exp, a, b) for a, b in parts]))
+
+    def map(self, tasks: list[tuple]) -> Iterator[Totals]:
+        """(exp, start, stop) chunks, their totals in order."""
         if self.jobs == 1 or len(tasks) == 1:
-            return [_play(t) for t in tasks]
+            return (_play(t) for t in tasks)
         if self._pool is None:
             methods = multiprocessing.get_all_start_methods()
-            self._pool = multiprocessing.get_context("fork" if "fork" in methods else "spawn").Pool(self.jobs, _worker_ignores_ctrl_c)
-        return self._pool.map(_play, tasks, chunksize=1)
+            context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+            self._pool = context.Pool(self.jobs, _worker_ignores_ctrl_c)
+        return self._pool.imap(_play, tasks)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -82,11 +86,17 @@ class DaskPlayer:
         except (OSError, TimeoutError) as exc:
             raise InputError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from None
         self.name = address
-        self.where = f"Dask scheduler {address}, {len(self.client.nthreads())} worker(s) when it started"
+        self.where = f"on Dask scheduler {address} ({len(self.client.nthreads())} worker(s) at the start)"
 
     def play(self, exp: Experiment, parts: list[tuple[int, int]]) -> list[Totals]:
-        futures = [self.client.submit(play_chunk, exp, a, b, pure=False) for a, b in parts]
-        return self.client.gather(futures)
+        return list(self.map([(exp, a, b) for a, b in parts]))
+
+    def map(self, tasks: list[tuple]) -> Iterator[Totals]:
+        """(exp, start, stop) chunks sent to the cluster at once, their totals yielded in order
+        (simulate.runner.Runner's play_tasks: `cardgen simulate --scheduler`)."""
+        futures = [self.client.submit(play_chunk, *task, pure=False) for task in tasks]
+        for future in futures:
+            yield future.result()
 
     def close(self) -> None:
         self.client.close()

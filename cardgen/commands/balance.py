@@ -127,7 +127,7 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
     from ..balance.text import as_text
 
     click.echo(as_text(doc))
-    click.echo(f"\n{doc['trials_done']} trials in {time.perf_counter() - started:.1f}s ({player.where})")
+    click.echo(f"\n{doc['trials_done']} trials in {time.perf_counter() - started:.1f}s {player.where}")
     for what, path in (("proposal", doc["proposal"].get("file")), ("written", doc["proposal"].get("written")),
                        ("report", doc["report"])):
         if path:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,9 +126,11 @@ def _play_chunk_args(args: tuple) -> Totals:
 class Runner:
     """Runs experiments on a pool of worker processes; remembers each experiment's figures."""
 
-    def __init__(self, jobs: int = 1, progress=None):
+    def __init__(self, jobs: int = 1, progress=None, play_tasks: Callable[[list[tuple]], Iterable[Totals]] | None = None):
         self.jobs = max(1, jobs)
         self.progress = progress
+        # plays (exp, start, stop) chunks elsewhere (a Dask cluster) and yields their totals in order
+        self.play_tasks = play_tasks
         self._pool: Any = None  # a multiprocessing Pool, made on first use
         self._figures: dict[Experiment, dict[str, Any]] = {}
 
@@ -159,7 +161,9 @@ class Runner:
         if self.progress:
             self.progress.start(label or f"simulating {exp.version}", exp.games)
         try:
-            if self.jobs == 1 or len(tasks) == 1:
+            if self.play_tasks is not None:
+                results = iter(self.play_tasks(tasks))
+            elif self.jobs == 1 or len(tasks) == 1:
                 results = (play_chunk(*task) for task in tasks)
             else:
                 results = self._get_pool().imap(_play_chunk_args, tasks)
