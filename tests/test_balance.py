@@ -240,6 +240,11 @@ def test_the_proposal_extends_the_version_validates_and_is_written_only_when_ask
     assert target.read_text() == text  # never over an existing file
     outside = cli("balance", *SMALL, "--write", "card_data/kings-blade/x.yml", cwd=project_copy)
     assert outside.code == 2 and "expected a new version file" in outside.err
+    # a run whose best is the version as it is proposes nothing, and no earlier proposal is left as its own
+    same = _doc(cli("balance", "--version", "3.1", "--vary", "katana-hilt.points=3..4", "--target", "cards",
+                    "--trials", "1", "--games", "20", "--jobs", "1", "--format", "json", cwd=project_copy))
+    assert same["proposal"]["changes"] == [] and "file" not in same["proposal"]
+    assert not proposal.exists()
 
 
 def test_a_dask_cluster_gives_the_local_figures(cli, small):

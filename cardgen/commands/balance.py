@@ -120,7 +120,7 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
         sys.exit(130)
     finally:
         player.close()
-    _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path, ctx)
+    _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path)
     if fmt == "json":
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
@@ -158,17 +158,20 @@ def _check_write(project, g, path: Path) -> None:
     name = normalise_version(path.stem)
     if path.suffix != ".yml" or Path(os.path.abspath(path)).parent.resolve() != folder or not VERSION_RE.match(name):
         raise InputError(f"--write {path}: expected a new version file in {display_path(folder)}/ "
-                         "(e.g. versions/{g.id}/3.2.yml)".replace("{g.id}", g.id))
+                         f"(e.g. versions/{g.id}/3.2.yml)")
 
 
-def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path, ctx) -> None:
+def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path) -> None:
     from ..atomic import write_text
     from ..balance.proposal import version_text
     from ..balance.report import render_report
     from ..outputs import open_output, open_output_file
 
     found = doc["proposal"]["changes"]
-    rel = lambda p: Path(os.path.relpath(p, project.root)).as_posix()  # noqa: E731 - same text on every machine
+
+    def rel(path: Path) -> str:  # relative to the project: the same document on every machine
+        return Path(os.path.relpath(path, project.root)).as_posix()
+
     doc["report"] = rel(report_path)
     text = None
     if found:
@@ -178,9 +181,12 @@ def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, w
         why = f"loss {doc['baseline']['loss']:.3f} as it is, {doc['best']['loss']:.3f} proposed"
         text = version_text(snapshot, found, by, why)
         doc["proposal"]["file"] = rel(proposal_path)
-    with open_output(project, folder, "balance"):
+    with open_output(project, folder, "balance") as out:
         if text is not None:
             write_text(proposal_path, text)
+        elif out.owns(proposal_path):  # an earlier run's proposal: this run proposes no change
+            proposal_path.unlink()
+            out.forget(proposal_path)
         write_text(report_path, render_report(doc))
     if write_path is not None:
         if text is None:
