@@ -44,10 +44,10 @@ class Target:
     def describe(self) -> str:
         if self.name == "length":
             return f"length: mean rounds from {self.low:g} to {self.high:g}"
-        what = {"cards": "every card's completer win rate within {b} of its type's mean (the loss: the varied cards')",
+        what = {"cards": "every card's completer win rate within ±{b} of its type's mean (the loss: the varied cards')",
                 "strategies": "no strategy's win rate more than {b} above the fair share",
-                "seats": "every seat's win rate within {b} of the fair share"}[self.name]
-        return f"{self.name}: " + what.format(b=f"±{100 * self.band:g} pp")
+                "seats": "every seat's win rate within ±{b} of the fair share"}[self.name]
+        return f"{self.name}: " + what.format(b=f"{100 * self.band:g} pp")
 
 
 def parse_vary(snapshot: Snapshot, text: str) -> Vary:

@@ -49,13 +49,13 @@ def as_text(doc: dict[str, Any]) -> str:
              f"(seed {s['seed']}, {s['players']} players, bots {', '.join(s['bots'])}; study {doc['study'] or '-'})"]
     lines += [f"target {t}" for t in doc["target_text"]]
     base, best = doc["baseline"], doc["best"]
-    width = 58
-    lines += ["", f"{'':<18} {'as it is (' + s['version'] + ')':<{width}} best (trial {best['trial']})"]
-    for v in s["vary"]:
-        lines.append(f"{v['value']:<18} {str(v['current']):<{width}} {best['values'][v['value']]}")
     names = doc["card_names"]
-    for (label, a), (_, b) in zip(target_rows(base, names), target_rows(best, names)):
-        lines.append(f"{label:<18} {a:<{width}} {b}")
+    rows = [(v["value"], str(v["current"]), str(best["values"][v["value"]])) for v in s["vary"]]
+    rows += [(label, a, b) for (label, a), (_, b) in zip(target_rows(base, names), target_rows(best, names))]
+    label_width = max(len(r[0]) for r in rows)
+    width = max(len(r[1]) for r in rows)
+    lines += ["", f"{'':<{label_width}}  {'as it is (' + s['version'] + ')':<{width}}  best (trial {best['trial']})"]
+    lines += [f"{label:<{label_width}}  {a:<{width}}  {b}" for label, a, b in rows]
     lines += ["", "Trials (the search minimises the loss; a pruned trial stopped after the games shown)"]
     for t in doc["trials"]:
         values = ", ".join(f"{k}={v}" for k, v in t["values"].items())
