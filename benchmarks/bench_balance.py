@@ -40,7 +40,7 @@ def games_per_second(games: int, jobs: int) -> tuple[float, str]:
                      bots=("greedy", "rush", "builder", "saboteur"), games=games, seed=1)
     simulation_for(exp)  # load the game once, outside the measurement (a search loads it once too)
     player = LocalPlayer(jobs)
-    player.play(exp, [(0, jobs)])  # start the pool's processes outside the measurement
+    player.play(exp, [(i, i + 1) for i in range(jobs)])  # start the pool's processes outside the measurement
     try:
         started = time.perf_counter()
         totals = None
@@ -86,7 +86,7 @@ def main() -> None:
         before = load()
         rate, figures = games_per_second(args.games, jobs)
         rates[jobs] = (rate, figures)
-        print(f"{jobs} worker(s): {rate:7.1f} games/s over {args.games} games   (load before {before}, after {load()})")
+        print(f"{jobs} worker{'s' if jobs > 1 else ''}: {rate:7.1f} games/s over {args.games} games   (load before {before}, after {load()})")
     print(f"2 workers / 1 worker: {rates[2][0] / rates[1][0]:.2f}x; same figures: {rates[1][1] == rates[2][1]}")
     if not args.skip_search:
         before = load()

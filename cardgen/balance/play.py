@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import InputError
 from ..simulate.runner import Experiment, play_chunk
 from ..simulate.stats import Totals
+from ..words import counted
 
 CONNECT_TIMEOUT = 10  # seconds to reach a Dask scheduler
 STEPS = 4  # the search looks at a trial's figures after each quarter of its games (pruning)
@@ -48,7 +49,7 @@ class LocalPlayer:
 
     def __init__(self, jobs: int):
         self.jobs = jobs
-        self.where = f"with {jobs} local worker{'s' if jobs > 1 else ''}"
+        self.where = f"with {counted(jobs, 'local worker')}"
         self._pool: Any = None
 
     def play(self, exp: Experiment, parts: list[tuple[int, int]]) -> list[Totals]:
@@ -86,7 +87,7 @@ class DaskPlayer:
         except (OSError, TimeoutError) as exc:
             raise InputError(f"--scheduler {address}: cannot reach a Dask scheduler there ({exc})") from None
         self.name = address
-        self.where = f"on Dask scheduler {address} ({len(self.client.nthreads())} worker(s) at the start)"
+        self.where = f"on Dask scheduler {address} ({counted(len(self.client.nthreads()), 'worker')} at the start)"
 
     def play(self, exp: Experiment, parts: list[tuple[int, int]]) -> list[Totals]:
         return list(self.map([(exp, a, b) for a, b in parts]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..simulate.text import ci, pct
+from ..words import counted
 
 
 def pp(x: float | None) -> str:
@@ -19,7 +20,7 @@ def target_rows(score: dict[str, Any], names: dict[str, str]) -> list[tuple[str,
     rows = []
     for name, s in score["targets"].items():
         if name == "cards":
-            rows.append(("cards: spread", f"{100 * (s['figure'] or 0):.1f} pp RMS over {s['measured']} cards "
+            rows.append(("cards: spread", f"{100 * (s['figure'] or 0):.1f} pp RMS over {counted(s['measured'], 'card')} "
                                           f"({s['verdict']}; {len(s['outside'])} outside)"))
             w = s["worst"]
             if w:
@@ -38,14 +39,14 @@ def target_rows(score: dict[str, Any], names: dict[str, str]) -> list[tuple[str,
     means = score["targets"].get("cards", {}).get("type_means", {})
     for cid, c in score["cards"].items():
         mean = f" vs {c['type']} mean {pct(means[c['type']])}" if c["type"] in means else ""
-        rows.append((f"  {names.get(cid, cid)}", f"{pct(c['rate'])}{ci(c['ci'])}{mean}, completed {c['completed']} times"))
+        rows.append((f"  {names.get(cid, cid)}", f"{pct(c['rate'])}{ci(c['ci'])}{mean}, completed {counted(c['completed'], 'time')}"))
     rows.append(("loss", f"{score['loss']:.3f}"))
     return rows
 
 
 def as_text(doc: dict[str, Any]) -> str:
     s = doc["settings"]
-    lines = [f"{doc['game_name']} {s['version']}: balance search, {doc['trials_done']} trials of {s['games']} games "
+    lines = [f"{doc['game_name']} {s['version']}: balance search, {counted(doc['trials_done'], 'trial')} of {counted(s['games'], 'game')} "
              f"(seed {s['seed']}, {s['players']} players, bots {', '.join(s['bots'])}; study {doc['study'] or '-'})"]
     lines += [f"target {t}" for t in doc["target_text"]]
     base, best = doc["baseline"], doc["best"]
@@ -60,7 +61,7 @@ def as_text(doc: dict[str, Any]) -> str:
     for t in doc["trials"]:
         values = ", ".join(f"{k}={v}" for k, v in t["values"].items())
         lines.append(f"  {t['trial']:>3}  {values:<30} loss {t['loss']:.3f}  {t['state']}"
-                     + (f" after {t['games']} games" if t["state"] == "pruned" else ""))
+                     + (f" after {counted(t['games'], 'game')}" if t["state"] == "pruned" else ""))
     lines.append("")
     if doc["proposal"]["changes"]:
         change = ", ".join(f"{c['value']} {c['from']} -> {c['to']}" for c in doc["proposal"]["changes"])

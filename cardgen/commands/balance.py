@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..errors import InputError, display_path
+from ..words import counted
 from .common import format_option, game_option, project_from, version_option
 
 DEFAULT_BOTS = "greedy,rush,builder,saboteur"
@@ -127,7 +128,7 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
     from ..balance.text import as_text
 
     click.echo(as_text(doc))
-    click.echo(f"\n{doc['trials_done']} trials in {time.perf_counter() - started:.1f}s {player.where}")
+    click.echo(f"\n{counted(doc['trials_done'], 'trial')} in {time.perf_counter() - started:.1f}s {player.where}")
     for what, path in (("proposal", doc["proposal"].get("file")), ("written", doc["proposal"].get("written")),
                        ("report", doc["report"])):
         if path:
@@ -176,8 +177,8 @@ def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, w
     text = None
     if found:
         s = doc["settings"]
-        by = (f"`cardgen balance` (study {doc['study'] or '-'}, seed {s['seed']}, {doc['trials_done']} trials of "
-              f"{s['games']} games, targets {', '.join(t['name'] for t in s['targets'])})")
+        by = (f"`cardgen balance` (study {doc['study'] or '-'}, seed {s['seed']}, {counted(doc['trials_done'], 'trial')} "
+              f"of {counted(s['games'], 'game')}, targets {', '.join(t['name'] for t in s['targets'])})")
         why = f"loss {doc['baseline']['loss']:.3f} as it is, {doc['best']['loss']:.3f} proposed"
         text = version_text(snapshot, found, by, why)
         doc["proposal"]["file"] = rel(proposal_path)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, Loc
+from ..words import counted
 from .model import ValueSpec
 from .snapshot import Card, Snapshot
 
@@ -59,7 +60,7 @@ def parse_path(snapshot: Snapshot, text: str) -> ValuePath:
 
 def _effect_path(snapshot: Snapshot, card: Card, text: str, number: str, param: str) -> ValuePath:
     if not number.isdigit() or not 1 <= int(number) <= len(card.effects):
-        raise InputError(f"'{text}': card '{card.id}' has {len(card.effects)} effect(s); expected effects.1 to "
+        raise InputError(f"'{text}': card '{card.id}' has {counted(len(card.effects), 'effect')}; expected effects.1 to "
                          f"effects.{len(card.effects)}", card.loc_of("effects"))
     index = int(number) - 1
     effect = card.effects[index]

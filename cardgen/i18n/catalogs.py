@@ -83,6 +83,16 @@ def write(path: Path, catalog: Catalog) -> None:
         write_bytes(path, data)
 
 
+def require_translation(game: Game, lang: str) -> dict[str, Path]:
+    """The catalogs of `lang`, a language other than the source; one line if it has none."""
+    paths = {d: po_path(game, lang, d) for d in DOMAINS if po_path(game, lang, d).is_file()}
+    if not paths:
+        known = ", ".join(languages(game))
+        raise InputError(f"{game.name} has no translation into '{lang}' (expected one of: {known}); "
+                         f"start one with `cardgen i18n update --game {game.id} --lang {lang}`")
+    return paths
+
+
 def translator_for(game: Game, lang: str) -> Translator:
     """gettext for `lang` from its catalogs; the source language needs none."""
     source = game.file.language
@@ -90,11 +100,7 @@ def translator_for(game: Game, lang: str) -> Translator:
         translator = Translator(lang, source)
         translator.domains = set(DOMAINS)
         return translator
-    paths = {d: po_path(game, lang, d) for d in DOMAINS if po_path(game, lang, d).is_file()}
-    if not paths:
-        known = ", ".join(languages(game))
-        raise InputError(f"{game.name} has no translation into '{lang}' (expected one of: {known}); "
-                         f"start one with `cardgen i18n update --game {game.id} --lang {lang}`")
+    paths = require_translation(game, lang)
     translator = Translator(lang, source, [read(p, lang) for p in paths.values()])
     translator.domains = set(paths)
     return translator

@@ -123,13 +123,7 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     started = time.perf_counter()
     if rulebook is None:
         rulebook = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[options.papers[0]]).html
-    extra = {
-        "rulebook_questions": open_questions(rulebook),
-        "findings": finding_rows(project, findings),
-        "diff": previous_diff(project, snapshot),
-        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
-        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
-    }
+    extra = notes_values(project, snapshot, findings, rulebook)
     templates = _stylesheets_digest(project, snapshot)
     fonts = fonts_digest(project.fonts_dir)
     for paper in options.papers:
@@ -143,6 +137,23 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
             pending.lay_out(paper, out, inputs, doc, workers, html_s)
         started = time.perf_counter()
     return pending
+
+
+def notes_values(project: Project, snapshot: Snapshot, findings: list[Finding], rulebook: str) -> dict:
+    """What the notes' template reads besides the rulebook helpers; `rulebook`: the players'
+    rulebook HTML, for its open questions."""
+    return {
+        "rulebook_questions": open_questions(rulebook),
+        "findings": finding_rows(project, findings),
+        "diff": previous_diff(project, snapshot),
+        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
+        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
+    }
+
+
+def has_notes(project: Project, snapshot: Snapshot) -> bool:
+    """A game with a rulebook gets the notes (from the first notes.html.j2 `_has_template` finds)."""
+    return bool(snapshot.game.file.rulebook) and _has_template(project, snapshot)
 
 
 def _has_template(project: Project, snapshot: Snapshot) -> bool:
