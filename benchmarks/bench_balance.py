@@ -10,7 +10,10 @@
    in a copy of the project (the repository's build/ is left alone).
 
 The machine's load average is printed before and after each measurement: on a shared machine a
-load above the number of cores means the figures are lower bounds.
+load above the number of cores means the figures are lower bounds, and the ratio of 2 to 1 workers
+says little (the other processes take the second core). The CPU seconds per 1,000 games say
+whether two workers do more work per game than one (pool overhead): on an idle machine the ratio
+is at most the ratio of those.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -32,7 +36,13 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def games_per_second(games: int, jobs: int) -> tuple[float, str]:
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the pool's workers, once joined)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def games_per_second(games: int, jobs: int) -> tuple[float, float, str]:
     from cardgen.balance.play import LocalPlayer, play_steps
     from cardgen.simulate.runner import Experiment, figures_from, simulation_for
 
@@ -42,14 +52,14 @@ def games_per_second(games: int, jobs: int) -> tuple[float, str]:
     player = LocalPlayer(jobs)
     player.play(exp, [(i, i + 1) for i in range(jobs)])  # start the pool's processes outside the measurement
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         totals = None
         for _, totals in play_steps(player, exp):
             pass
         wall = time.perf_counter() - started
     finally:
-        player.close()
-    return games / wall, json.dumps(figures_from(exp, totals), sort_keys=True)
+        player.close()  # joins the workers: their CPU time is counted below
+    return games / wall, cpu_seconds() - cpu, json.dumps(figures_from(exp, totals), sort_keys=True)
 
 
 def search(games: int, trials: int) -> dict:
@@ -84,9 +94,10 @@ def main() -> None:
     rates = {}
     for jobs in (1, 2):
         before = load()
-        rate, figures = games_per_second(args.games, jobs)
+        rate, cpu, figures = games_per_second(args.games, jobs)
         rates[jobs] = (rate, figures)
-        print(f"{jobs} worker{'s' if jobs > 1 else ''}: {rate:7.1f} games/s over {args.games} games   (load before {before}, after {load()})")
+        print(f"{jobs} worker{'s' if jobs > 1 else ''}: {rate:7.1f} games/s over {args.games} games, "
+              f"{1000 * cpu / args.games:.2f} CPU s per 1000 games   (load before {before}, after {load()})")
     print(f"2 workers / 1 worker: {rates[2][0] / rates[1][0]:.2f}x; same figures: {rates[1][1] == rates[2][1]}")
     if not args.skip_search:
         before = load()
