@@ -137,8 +137,11 @@ def test_bad_input_is_one_line_before_any_game(cli, project_copy, count_games, a
 
 
 def test_a_game_without_a_simulation_cannot_be_balanced(cli, project_copy, count_games):
-    result = cli("balance", "--game", "knightfall", "--vary", "x.points=1..2", "--target", "cards", cwd=project_copy)
-    assert result.code == 2 and len(result.err.strip().splitlines()) == 1
+    result = cli("balance", "--game", "knightfall", "--vary", "red-1.power=1..2", "--target", "cards",
+                 "--players", "2", "-q", cwd=project_copy)
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()
+    assert "game 'knightfall' has no simulation" in line
     assert count_games == []
 
 

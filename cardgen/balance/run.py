@@ -22,6 +22,7 @@ def make_plan(base: Experiment, vary_texts: list[str], target_texts: list[str]) 
         raise InputError("--vary: expected at least one CARD.FIELD=LOW..HIGH")
     if not target_texts:
         raise InputError("--target: expected at least one of cards, strategies, seats, length:LOW..HIGH")
+    sim = Runner(1).check(base)  # first: the game has a simulation, the bots exist
     snapshot = snapshot_for(base)
     vary = [parse_vary(snapshot, text) for text in vary_texts]
     paths = [v.path for v in vary]
@@ -31,7 +32,6 @@ def make_plan(base: Experiment, vary_texts: list[str], target_texts: list[str]) 
     names = [t.name for t in targets]
     if len(set(names)) < len(names):
         raise InputError(f"--target: {next(n for n in names if names.count(n) > 1)} is given twice")
-    sim = Runner(1).check(base)  # the game has a simulation, the bots exist
     check_measurable(targets, sim)
     plan = search.Plan(base, tuple(vary), tuple(targets))
     for end in ("low", "high"):  # the engine accepts the range's ends (it reads them as data)

@@ -93,8 +93,9 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
     started = time.perf_counter()
     project = project_from(ctx)
     g = load_game(project, game)
-    if not g.file.players.min <= players <= g.file.players.max:
-        raise InputError(f"--players {players}: {g.name} is for {g.file.players.min}-{g.file.players.max} players")
+    lo, hi = g.file.players.min, g.file.players.max
+    if not lo <= players <= hi:
+        raise InputError(f"--players {players}: {g.name} is for {lo if lo == hi else f'{lo}-{hi}'} players")
     bot_names = tuple(b.strip() for b in bots.split(",") if b.strip())
     if not bot_names:
         raise InputError("--bots: expected at least one bot name")
