@@ -227,18 +227,26 @@ def test_players_rulebook_leaves_the_authoring_choices_to_the_designers_notes(bu
         assert " ".join(line.split()) in cover
 
 
-def test_rulebook_scoring_summary_is_computed_from_the_data(built):
+def test_rulebook_scoring_covers_every_source_of_points_and_no_statistics(built):
+    """Every way to score has a row (the Treasures discarded for their points included), the rules
+    for it are printed, and the players' table holds rules, not designer statistics."""
     snapshot = built["en"][0]
     charms = [c for c in snapshot.cards if c.fields.get("set") == "charms"]
-    relics = [c for c in snapshot.cards if c.fields.get("set") == "reliquia"]
     n_charms, p_charms = sum(c.count for c in charms), sum(c.count * c.fields["punti"] for c in charms)
-    n_relics, p_relics = sum(c.count for c in relics), sum(c.count * c.fields["punti"] for c in relics)
+    point_treasures = [c for c in snapshot.cards if c.type.startswith("tesoro")
+                       and any(e.do == "punti" for e in c.effects)]
+    assert point_treasures  # Family Crest, Royal Charter: "Discard it to: +2/+3 victory points"
     en = _text(built["en"][2] / "rulebook-a4.pdf")
     it = _text(built["it"][2] / "rulebook-a4.pdf")
-    assert f"{n_charms} Charms, {p_charms} points" in en and f"{n_charms} Charms, {p_charms} punti" in it
-    assert f"{n_relics} Relics, {p_relics} points" in en and f"{n_relics} Reliquie, {p_relics} punti" in it
+    assert "Treasures discarded for their points, face down in front of you" in en
+    assert "Tesori scartati per i punti, coperti davanti a te" in it
+    assert "does not go to the discard pile: put it face down in front of you" in en
     assert "whoever holds the most: +3" in en and "Treasure cards. At any time" in en
     assert "You may hold up to 6 Treasure cards" in en
+    assert f"{n_charms} Charms, {p_charms} points" not in en and "In play" not in en and "Nel gioco" not in it
+    # the Specialists' place agrees with the recorded choice (beside the board, one per figure)
+    assert "Put it beside your player board" in en and "Mettilo accanto alla tua plancia" in it
+    assert "You place it on your player board" not in en
 
 
 def test_rulebooks_show_the_real_boards(built):

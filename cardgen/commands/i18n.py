@@ -69,7 +69,7 @@ def update_command(ctx, game, langs, domain):
                 else:
                     catalog = catalogs.Catalog(locale=lang, project=template.project, creation_date=catalogs.FIXED_DATE,
                                                revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
-                catalog.update(template, no_fuzzy_matching=False)
+                catalogs.merge(catalog, template)
                 catalogs.write(path, catalog)
                 done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
                            and (all(m.string) if isinstance(m.string, (list, tuple)) else True))
@@ -151,7 +151,7 @@ def own_command(ctx, langs):
                     catalog = catalogs.Catalog(locale=lang, project="cardgen", domain=domain,
                                                creation_date=catalogs.FIXED_DATE, revision_date=catalogs.FIXED_DATE,
                                                fuzzy=False, charset="utf-8")
-                catalog.update(template, no_fuzzy_matching=False)
+                catalogs.merge(catalog, template)
                 catalogs.write(path, catalog)
                 done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
                            and (all(m.string) if isinstance(m.string, (list, tuple)) else True))

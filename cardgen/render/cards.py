@@ -119,7 +119,7 @@ class CardRenderer:
             layout = textfit.fit_text(runs, w, h, family=family, max_size=size, min_size=min_size or size,
                                       line_height=line_height, align=align, fonts=self.fonts)
         if layout.overflow:
-            self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}", [runs])
+            self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}", [runs], [content])
         self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
@@ -145,7 +145,7 @@ class CardRenderer:
                 break
         else:
             self._warn(f"{len(items)} paragraphs do not fit their box even at "
-                       f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...", runs)
+                       f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...", runs, items)
         self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
@@ -176,7 +176,7 @@ class CardRenderer:
             if sum(heights) <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
                 break
         else:
-            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm", runs)
+            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm", runs, items)
         return {"size": s, "heights": heights, "height": sum(heights)}
 
     def effect_runs(self, effect) -> list:
@@ -184,10 +184,18 @@ class CardRenderer:
 
     # --- internals ---------------------------------------------------------------------------
 
-    def _warn(self, message: str, boxes: list[list]) -> None:
-        """Text that does not fit; `boxes` are the runs of each text in the box, to locate it."""
-        self.warnings.append(f"{self._current}: {message}")
+    def _warn(self, message: str, boxes: list[list], texts: list | None = None) -> None:
+        """Text that does not fit. `boxes` are the runs of each text in the box, to locate it in the
+        data (a card field, an effect, a table cell). In a translation it names the language, and
+        where one of `texts` is a catalog's translation, points at that catalog entry: the words to
+        shorten are there, not in the source data."""
         loc = self._overflow_loc([_preview(runs, limit=None) for runs in boxes])
+        translator = translator_of(self.snapshot)
+        if not translator.is_source:
+            origins = [translator.origin_of(t) for t in texts or [] if isinstance(t, str)]
+            loc = next((o for o in origins if o is not None), loc)
+            message += f" (translation into '{translator.lang}')"
+        self.warnings.append(f"{self._current}: {message}")
         self.findings.append(Finding("warning", "text-overflow", f"{self._current}: {message}", loc,
                                      self._card.id if self._card else None))
 
