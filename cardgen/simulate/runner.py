@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import contain
+from ..data.cardvalues import with_values
 from ..data.plugin import load_plugin
 from ..data.project import load_project
 from ..data.snapshot import Snapshot
@@ -42,13 +43,14 @@ class Experiment:
     seed: int = 1
     max_rounds: int = 100
     rules: tuple[tuple[str, Any], ...] = ()  # rule overrides, e.g. (("mine_action", "take_one"),)
+    values: tuple[tuple[str, Any], ...] = ()  # card value overrides (data.cardvalues paths), e.g. (("katana-hilt.points", 2),)
 
     def seats(self, index: int) -> list[str]:
         return [self.bots[(seat + index) % len(self.bots)] for seat in range(self.players)]
 
     @property
     def table_key(self) -> tuple:
-        return (self.project, self.game, self.version, self.rules)
+        return (self.project, self.game, self.version, self.rules, self.values)
 
 
 class SimulationError(InputError):
@@ -69,7 +71,7 @@ def snapshot_for(exp: Experiment) -> Snapshot:
         if unknown:
             raise SimulationError(f"no rule named {', '.join(unknown)} in {game.id}'s game.yml")
         snapshot = dataclasses.replace(snapshot, rules={**snapshot.rules, **dict(exp.rules)})
-    return snapshot
+    return with_values(snapshot, exp.values)
 
 
 def _fingerprint(exp: Experiment) -> tuple:
@@ -105,7 +107,8 @@ def simulation_for(exp: Experiment):
     return _SIMULATIONS[key]
 
 
-def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+def play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+    """Games start..stop-1 of the experiment, counted (the unit of work a pool or a cluster runs)."""
     sim = simulation_for(exp)
     totals = Totals(exp.players)
     max_turns = exp.max_rounds * exp.players
@@ -115,7 +118,7 @@ def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
 
 
 def _play_chunk_args(args: tuple) -> Totals:
-    return _play_chunk(*args)
+    return play_chunk(*args)
 
 
 def measure(record: dict[str, Any], players: int, name: str) -> int:
@@ -160,9 +163,11 @@ def _play_paired_chunk_args(args: tuple):
 class Runner:
     """Runs experiments on a pool of worker processes; remembers each experiment's figures."""
 
-    def __init__(self, jobs: int = 1, progress=None):
+    def __init__(self, jobs: int = 1, progress=None, play_tasks: Callable[[list[tuple]], Iterable[Totals]] | None = None):
         self.jobs = max(1, jobs)
         self.progress = progress
+        # plays (exp, start, stop) chunks elsewhere (a Dask cluster) and yields their totals in order
+        self.play_tasks = play_tasks
         self._pool: Any = None  # a multiprocessing Pool, made on first use
         self._figures: dict[Experiment, dict[str, Any]] = {}
         self._pairs: dict[tuple, dict[str, dict[str, int]]] = {}
@@ -194,8 +199,10 @@ class Runner:
         if self.progress:
             self.progress.start(label or f"simulating {exp.version}", exp.games)
         try:
-            if self.jobs == 1 or len(tasks) == 1:
-                results = (_play_chunk(*task) for task in tasks)
+            if self.play_tasks is not None:
+                results = iter(self.play_tasks(tasks))
+            elif self.jobs == 1 or len(tasks) == 1:
+                results = (play_chunk(*task) for task in tasks)
             else:
                 results = self._get_pool().imap(_play_chunk_args, tasks)
             for (_, start, stop), part in zip(tasks, results):
@@ -211,25 +218,8 @@ class Runner:
         """The experiment's figures (generic and the game's own), computed once per experiment."""
         if exp not in self._figures:
             self.check(exp)
-            self._figures[exp] = self._result(exp, self.totals(exp, label))
+            self._figures[exp] = figures_from(exp, self.totals(exp, label))
         return self._figures[exp]
-
-    def _result(self, exp: Experiment, totals: Totals) -> dict[str, Any]:
-        sim = simulation_for(exp)
-        result = {
-            "game": exp.game,
-            "version": exp.version,
-            "players": exp.players,
-            "bots": list(exp.bots),
-            "seed": exp.seed,
-            "max_rounds": exp.max_rounds,
-            "rules_changed": dict(exp.rules),
-        }
-        result.update(stats.figures(totals, sim.card_info))
-        own = getattr(sim, "figures", None)
-        if own is not None:
-            result.update(own(totals, stats))
-        return result
 
     def paired(self, a: Experiment, b: Experiment, measures: tuple[str, ...] = ("rounds",),
                label: str = "") -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, int]]]:
@@ -263,8 +253,8 @@ class Runner:
             finally:
                 if self.progress:
                     self.progress.stop()
-            self._figures.setdefault(a, self._result(a, ta))
-            self._figures.setdefault(b, self._result(b, tb))
+            self._figures.setdefault(a, figures_from(a, ta))
+            self._figures.setdefault(b, figures_from(b, tb))
             self._pairs[key] = {m: {"n": n, "sum": total, "squares": sq} for m, (n, total, sq) in pairs.items()}
         return self._figures[a], self._figures[b], self._pairs[key]
 
@@ -274,6 +264,27 @@ class Runner:
             context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
             self._pool = context.Pool(self.jobs)
         return self._pool
+
+
+def figures_from(exp: Experiment, totals: Totals) -> dict[str, Any]:
+    """The figures (generic and the game's own) of games counted into `totals`."""
+    sim = simulation_for(exp)
+    result = {
+        "game": exp.game,
+        "version": exp.version,
+        "players": exp.players,
+        "bots": list(exp.bots),
+        "seed": exp.seed,
+        "max_rounds": exp.max_rounds,
+        "rules_changed": dict(exp.rules),
+    }
+    if exp.values:
+        result["values_changed"] = dict(exp.values)
+    result.update(stats.figures(totals, sim.card_info))
+    own = getattr(sim, "figures", None)  # the game's own figures, where its plug-in has any
+    if own is not None:
+        result.update(own(totals, stats))
+    return result
 
 
 class ClaimContext:
