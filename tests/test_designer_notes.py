@@ -151,7 +151,7 @@ def test_a_players_rulebook_template_asking_for_a_question_box_stops(cli, projec
         said = result.out + result.err
         errors = [line for line in said.splitlines() if ": error" in line or line.startswith("error")]
         assert len(errors) == 1 and "asks for a box of kind 'question': a players' rulebook holds rules only" in errors[0]
-        assert re.search(r"templates/common/rulebook-macros\.html\.j2:\d+: error", errors[0]) and "Traceback" not in said
+        assert re.search(r"templates/common/rulebook-macros\.html\.j2:\d+: ", errors[0]) and "Traceback" not in said
 
 
 def test_numbers_in_the_choices_are_the_datas(notes):
