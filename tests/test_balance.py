@@ -141,7 +141,7 @@ def test_a_game_without_a_simulation_cannot_be_balanced(cli, project_copy, count
                  "--players", "2", "-q", cwd=project_copy)
     assert result.code == 2
     [line] = result.err.strip().splitlines()
-    assert "game 'knightfall' has no simulation" in line
+    assert "Knightfall cannot be simulated yet" in line
     assert count_games == []
 
 
