@@ -51,6 +51,7 @@ class BuildOptions:
     sheets: bool = True
     back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
     strict: bool = False  # warnings stop the build too (CI of a game project)
+    force: bool = False  # --force: replace outputs the user edited since cardgen wrote them
 
 
 @dataclass(frozen=True)

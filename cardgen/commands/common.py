@@ -14,6 +14,9 @@ game_option = click.option("--game", "-g", default=None, help="Game id (a folder
 version_option = click.option("--version", "-v", "version", default=None, help="Version, e.g. 3.1 or v3. Default: the game's default version.")
 lang_option = click.option("--lang", "-l", "lang", default=None, metavar="LANG",
                            help="Language to print in (it, en, nl...). Default: the game's source language.")
+force_option = click.option("--force", is_flag=True,
+                            help="Replace outputs you edited since cardgen wrote them (by default they are kept "
+                                 "and listed). Files cardgen never wrote are never replaced.")
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 
 

@@ -90,7 +90,7 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
         from ..outputs import open_output
         from ..simulate.report import write_plots
 
-        with open_output(project, plots_dir, "simulate --plots"):
+        with open_output(project, plots_dir, "simulate --plots", force_option=None):
             written = write_plots(results, plots_dir)
     if fmt == "json":
         data = {"compare": results} if compare else results[0]

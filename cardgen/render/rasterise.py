@@ -117,7 +117,7 @@ class Rasteriser:
             if ff.png is not None:
                 png_path = png_dir / f"{key}.png"
                 wanted_png.add(png_path.name)
-                cache_mod.place(ff.png, png_path)
+                cache_mod.place(ff.png, png_path, link=False)  # a copy: editing it must not edit the cache
         # only files an earlier build wrote and recorded go: a user's own files stay, and so do
         # the PNGs of a `--no-png` build (it did not touch png/ at all)
         remove_stale(svg_dir, wanted_svg)
