@@ -77,7 +77,10 @@ class OutputFolder:
         self.adopt = not self.manifest.exists() and (root / LEGACY_MANIFEST).is_file()
         self.force = force
         self.force_option = force_option
-        self.notices: dict[str, str] = {}  # relative path -> what happened to the user's edit
+        # relative path -> the line telling what became of the user's edit: kept (true again on
+        # every run until --force) or replaced (once)
+        self.kept: dict[str, str] = {}
+        self.replaced: dict[str, str] = {}
 
     def _read(self) -> dict[str, str]:
         try:
@@ -106,12 +109,16 @@ class OutputFolder:
         if self.owns(path):
             return True
         if self.force:
-            self.notices[rel] = f"replaced {display_path(path)}: {EDITED} ({self.force_option})"
+            self.replaced[rel] = f"replaced {display_path(path)}: {EDITED} ({self.force_option})"
         else:
             hint = (f"{self.force_option} replaces it" if self.force_option
                     else "move it away to have cardgen write it again")
-            self.notices[rel] = f"kept {display_path(path)}: {EDITED}; {hint}"
+            self.kept[rel] = f"kept {display_path(path)}: {EDITED}; {hint}"
         return self.force
+
+    def notices(self) -> list[str]:
+        """What became of the user's edits, in path order."""
+        return [line for _, line in sorted({**self.kept, **self.replaced}.items())]
 
     def edited(self, path: Path) -> bool:
         """Written by cardgen, and changed since (edited, replaced by a link, truncated)."""
@@ -183,7 +190,8 @@ def open_output(project, folder: Path, command: str = "cardgen", *, force: bool 
     block succeeds or fails, so files already written stay known as cardgen's. force: replace
     the files the user edited since cardgen wrote them (the command's `force_option`; None: it
     has none). When the block succeeds, each edited file kept or replaced is told to `notify`
-    (default: a warning line on stderr).
+    (default: a warning line on stderr; a command that reports them itself reads the folder's
+    `kept` and `replaced` and passes a notify that does nothing).
     """
     root = refuse_sources(project, folder)
     with os_errors():
@@ -204,7 +212,7 @@ def open_output(project, folder: Path, command: str = "cardgen", *, force: bool 
         _open.reset(token)
         with os_errors():
             out.save()
-    for _, line in sorted(out.notices.items()):
+    for line in out.notices():
         (notify or _warn)(line)
 
 
@@ -386,7 +394,7 @@ def remove_output(path: Path) -> bool:
     if out.edited(path):
         rel = out.relative(path)
         assert rel is not None  # edited() found it in the folder
-        out.notices[rel] = f"kept {display_path(path)}: {EDITED}, and no longer made by this command"
+        out.kept[rel] = f"kept {display_path(path)}: {EDITED}, and no longer made by this command"
     return False
 
 

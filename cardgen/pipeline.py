@@ -92,9 +92,11 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
             options = dataclasses.replace(options, only_cards=only, rulebook=False)
         result.only_cards = options.only_cards
         # an output the user edited is kept (or with --force replaced): said in the build's report
-        with open_output(project, out_dir, "build", force=options.force, notify=result.remarks.append):
+        with open_output(project, out_dir, "build", force=options.force, notify=lambda line: None) as folder:
             _produce(project, snapshot, rendered, options, progress, out_dir, result, workers)
-        result.warnings += result.remarks
+        result.remarks += [line for _, line in sorted(folder.kept.items())]
+        result.replaced = [line for _, line in sorted(folder.replaced.items())]
+        result.warnings += result.remarks + result.replaced
     except BaseException:
         workers.close(cancel=True)  # started early: don't leave them starting up
         raise

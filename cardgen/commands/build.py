@@ -65,6 +65,7 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
         return
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
                     since, duplex_offset, jobs, quiet, strict, timings, force, started)
+    report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
     buildstamp.remember(project, written, digest, Path(report["out_dir"]), report)
 
 
@@ -112,6 +113,7 @@ def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
     only = result.only_cards
     return {
         "problems": [str(finding) for finding in result.findings] + [f"warning: {r}" for r in result.remarks],
+        "replaced": [f"warning: {r}" for r in result.replaced],
         "title": f"{snapshot.game.name} {snapshot.version} ({snapshot.language})",
         "printed": sum(c.count for c in snapshot.cards if only is None or c.id in only),
         "faces": result.faces,
@@ -131,7 +133,7 @@ def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
 def _print_report(report: dict, quiet: bool, *, rebuilt: bool, elapsed: float) -> None:
     """Problems on stderr (each says its own severity: `file:line:col: warning: ...`), then,
     unless --quiet, the summary. rebuilt=False: a rebuild that found nothing to do."""
-    for line in report["problems"]:
+    for line in report["problems"] + report.get("replaced", []):  # a stamp older than "replaced" lacks it
         click.echo(line, err=True)
     if quiet:
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -44,7 +45,9 @@ def parse_offset(value: str | None) -> tuple[float, float] | None:
     try:
         x, y = (float(part) for part in value.split(","))
     except ValueError:
-        raise click.BadParameter(f"expected two numbers in mm as X,Y (e.g. 0.5,-1), got {value!r}") from None
+        x = y = math.nan
+    if not (math.isfinite(x) and math.isfinite(y)):  # float() also reads 'nan' and 'inf'
+        raise click.BadParameter(f"expected two numbers in mm as X,Y (e.g. 0.5,-1), got {value!r}")
     if max(abs(x), abs(y)) > MAX_DUPLEX_OFFSET_MM:
         raise click.BadParameter(f"each offset must lie within +-{MAX_DUPLEX_OFFSET_MM:g} mm, got {value!r}")
     return x, y

@@ -8,6 +8,7 @@ the game itself (`card_types`, `effects`, `rules`), so the core never knows abou
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
@@ -286,6 +287,9 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -
 def _expected(err: ErrorDetails) -> str:
     msg = err["msg"]
     msg = msg[0].lower() + msg[1:]
+    msg = msg.removeprefix("value error, ")  # a validator's own words say what was expected
+    msg = re.sub(r" or instance of \w+", "", msg)  # a class name of cardgen's means nothing to the user
+    msg = msg.replace("a valid dictionary", "a mapping").replace("a valid tuple", "a list")  # YAML's words
     return msg.replace("input should be", "expected").replace("should be", "expected")
 
 

@@ -276,7 +276,11 @@ def _ghostscript_output(out: Path) -> Iterator[None]:
     try:
         yield
     except GHOSTSCRIPT_OUTPUT_ERRORS as exc:
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:200]
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:200]
+        if isinstance(exc, (OSError, subprocess.SubprocessError)) and getattr(exc, "errno", None) is not None:
+            reason = detail  # it could not be run, or wrote nowhere: the system says why
+        else:
+            reason = f"it left a damaged or incomplete file ({detail})"
         raise BuildError(f"Ghostscript could not convert {out.name} to CMYK: {reason}") from None
 
 

@@ -8,10 +8,9 @@ rendered: a no-op rebuild never loads cairo.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..data.project import Project
 from ..errors import CardgenError, RasterError
 from ..outputs import remove_stale
 from . import fonts
-from .workers import Workers, init_worker, run_guarded
+from .workers import QuietPool, Workers, init_worker, run_guarded
 
 
 @dataclass(frozen=True)
@@ -148,12 +147,7 @@ def rasterise_jobs(
             if on_done:
                 on_done(job)
         return
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=init_worker,
-        initargs=(fonts_dir, cache_dir),
-    ) as pool:
+    with QuietPool(workers, init_worker, (fonts_dir, cache_dir)) as pool:
         pending: dict[Future, RasterJob] = {pool.submit(run_guarded, _run, job): job for job in jobs}
         try:
             _collect(pending, on_done)
