@@ -270,8 +270,11 @@ def open_output_file(project, path: Path, command: str = "cardgen", *, new_in_da
     record = _record_path(project)
     with _build_lock(record, command, FILES_LOCK):
         target = check_output_file(project, path, new_in_data=new_in_data, force_option=force_option, force=force)
+        forced = force and target.is_file() and not _recorded(project, target)
         with os_errors():
             yield Path(path)
+        if forced:  # --force replaced a file cardgen had not written (or the user had edited): say so
+            _warn(f"replaced {display_path(path)} ({force_option})")
         if record is not None and target.is_file():
             with os_errors():
                 files = _read_record(record)

@@ -132,6 +132,22 @@ def test_export_print_deletes_only_deck_files_it_wrote(cli, small):
     assert sorted(json.loads((folder / MANIFEST).read_text())["files"]) == ["main.pdf", "reworked.pdf"]
 
 
+def test_table_export_keeps_an_edited_table_and_says_what_force_replaced(cli, project_copy):
+    args = ("table", "export", "--version", "3.1", "--to", "cards.csv")
+    assert cli(*args, cwd=project_copy).code == 0
+    table = project_copy / "cards.csv"
+    made = table.read_bytes()
+    assert cli(*args, cwd=project_copy).code == 0  # its own, unchanged: replaced without a word
+    table.write_bytes(b"id,name\nmy-card,My own card\n")
+    text = one_line(cli(*args, cwd=project_copy), 2)
+    assert text == "error: cards.csv exists and was not written by cardgen; pass --force to replace it", text
+    assert table.read_bytes() == b"id,name\nmy-card,My own card\n"
+    forced = cli(*args, "--force", cwd=project_copy)
+    assert forced.code == 0, forced.err
+    assert "warning: replaced cards.csv (--force)" in forced.err.splitlines(), forced.err
+    assert table.read_bytes() == made
+
+
 # --- 2. duplex offsets that are no numbers -------------------------------------------------------
 
 
