@@ -91,7 +91,7 @@ def test_way_of_the_blade_and_one_true_king_validate_clean(cli):
     for game in ("way-of-the-blade", "one-true-king"):
         result = cli("validate", "--game", game)
         assert result.code == 0, result.out
-        assert "0 error(s), 0 warning(s)" in result.out
+        assert "0 errors, 0 warnings" in result.out
 
 
 def test_knightfall_reports_the_troop_size_contradiction(cli):

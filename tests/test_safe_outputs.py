@@ -199,7 +199,7 @@ def test_a_bad_duplex_offset_in_cardgen_yml_names_its_line_and_column(cli, small
 def test_a_wrong_type_elsewhere_in_cardgen_yml_says_what_was_expected(cli, small, tmp_path):
     config = small / "cardgen.yml"
     original = config.read_text()
-    for extra, words in (("printer: 5\n", "printer: expected a mapping, found an integer 5"),
+    for extra, words in (("printer: 5\n", "printer: expected a mapping (key: value), found an integer 5"),
                          ("limits: {printed_cards: true}\n", "limits.printed_cards: expected a valid integer, "
                                                                 "found a boolean True")):
         config.write_text(original + extra)

@@ -12,6 +12,7 @@ import click
 from ..console import progress_for
 from ..data.versions import normalise_version
 from ..errors import InputError, display_path
+from ..words import counted
 from .common import format_option, game_option, project_from, version_option
 
 DEFAULT_BOTS = "greedy,rush,builder,saboteur"
@@ -98,7 +99,7 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
     else:
         click.echo(compare_text(results[0], results[1], g.name) if compare else as_text(results[0], g.name))
         click.echo("")
-        click.echo(f"{sum(r['games'] for r in results)} games in {elapsed:.1f}s with {jobs} job(s)")
+        click.echo(f"{counted(sum(r['games'] for r in results), 'game')} in {elapsed:.1f}s with {counted(jobs, 'job')}")
     if report_path is not None and fmt != "json":
         click.echo(f"report: {display_path(report_path)}")
     if written and fmt != "json":
