@@ -156,5 +156,5 @@ def test_a_translation_with_a_line_missing_is_one_error_line(cli, project_copy):
     assert result.code in (1, 2)
     lines = [line for line in (result.out + result.err).splitlines() if line.strip()]
     assert len(lines) == 1, lines
-    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 line\(s\) but "
+    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 lines but "
                     r"feedback\.positive has 3", lines[0])

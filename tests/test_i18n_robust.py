@@ -49,7 +49,7 @@ def _one_error(result, file: Path, line: int) -> str:
 
 HEADER_FORMS = '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"'
 HEADER_TYPE = '"Content-Type: text/plain; charset=utf-8\\n"'
-WOOD, STORAGE = 'msgstr "Woodcutter"', 'msgstr "Storage: %(n)s resources"'
+WOOD, GATHER = 'msgstr "Woodcutter"', 'msgstr "Gather: up to %(same)s resources of one type, or %(diff)s different ones."'
 COIN = 'msgstr[0] "Take {{ amount }} coin {{ icon(\'kings-guild/moneta\') }}"'
 COINS = 'msgstr[1] "Take {{ amount }} coins {{ icon(\'kings-guild/moneta\') }}"'
 # name: (line as committed, as broken, which line the error names: the edited one or its entry's msgid)
@@ -66,9 +66,9 @@ BROKEN = {
     "unknown escape": (WOOD, 'msgstr "Wood\\qcutter"', "edited"),
     "text after the string": (WOOD, 'msgstr "Wood" cutter"', "edited"),
     "msgstr[0] in a singular entry": (WOOD, 'msgstr[0] "Woodcutter"', "edited"),
-    "dropped placeholder": (STORAGE, 'msgstr "Storage: resources"', "msgid"),
-    "renamed placeholder": (STORAGE, 'msgstr "Storage: %(count)s resources"', "msgid"),
-    "broken format": (STORAGE, 'msgstr "Storage: %(n resources"', "msgid"),
+    "dropped placeholder": (GATHER, GATHER.replace("%(same)s ", ""), "msgid"),
+    "renamed placeholder": (GATHER, GATHER.replace("%(same)s", "%(count)s"), "msgid"),
+    "broken format": (GATHER, GATHER.replace("%(same)s", "%(same"), "msgid"),
     "dropped sentence variable": (COINS, COINS.replace("{{ amount }} ", ""), "msgid"),
     "broken sentence": (COIN, COIN.replace("{{ amount }}", "{{ amount"), "msgid"),
     "missing plural form": (COINS + "\n", "", "msgid"),

@@ -18,7 +18,7 @@ LAYERS = [  # bottom to top; a module may import from its own layer and the ones
     {"cardgen.buildtypes", "cardgen.console"},  # what the stages hand each other (holds a Snapshot)
     {"cardgen.render"},
     {"cardgen.preflight", "cardgen.imposition", "cardgen.rulebook", "cardgen.export", "cardgen.diff",
-     "cardgen.simulate"},
+     "cardgen.simulate", "cardgen.balance"},
     {"cardgen.pipeline", "cardgen.preview"},
     {"cardgen.commands", "cardgen.cli", "cardgen.__main__"},
 ]

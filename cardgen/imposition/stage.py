@@ -63,8 +63,9 @@ def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, Fac
         back_face = rendered.backs.get(ctype.deck)
         back = files[back_face.key].pdf if back_face else None
         # the label is printed in a tiled component's footer: the card's name in the build's
-        # language, numbered when several copies are printed (two camp maps: "1/2", "2/2")
-        groups[key].slots += [Slot(front, back, card.name if card.count == 1 else f"{card.name} {n}/{card.count}")
+        # language, numbered when several copies are tiled (two camp maps: "1/2", "2/2")
+        numbered = groups[key].tiled and card.count > 1
+        groups[key].slots += [Slot(front, back, f"{card.name} {n}/{card.count}" if numbered else card.name)
                               for n in range(1, card.count + 1)]
     return [g for g in groups.values() if g.slots]
 
