@@ -103,9 +103,7 @@ class OutputFolder:
         rel = self.relative(path)
         if rel is None or rel in _BOOKKEEPING or self.adopt or not os.path.lexists(path):
             return True
-        if rel not in self.files:
-            raise BuildError(f"{display_path(path)} exists and was not written by cardgen; refusing to "
-                             "replace it (move it away, or choose another output folder)")
+        self.refuse_foreign(path)
         if self.owns(path):
             return True
         if self.force:
@@ -115,6 +113,15 @@ class OutputFolder:
                     else "move it away to have cardgen write it again")
             self.kept[rel] = f"kept {display_path(path)}: {EDITED}; {hint}"
         return self.force
+
+    def refuse_foreign(self, path: Path) -> None:
+        """A BuildError if `path` exists and cardgen never wrote it (whatever it holds now: a file
+        cardgen keeps appending to, such as a study journal, asks only this)."""
+        rel = self.relative(path)
+        if rel is None or self.adopt or rel in self.files or not os.path.lexists(path):
+            return
+        raise BuildError(f"{display_path(path)} exists and was not written by cardgen; refusing to "
+                         "replace it (move it away, or choose another output folder)")
 
     def notices(self) -> list[str]:
         """What became of the user's edits, in path order."""
