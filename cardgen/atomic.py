@@ -1,8 +1,9 @@
 """Atomic file output: a reader never sees a half-written file, and a failed build leaves none.
 
 Inside an output folder opened with `cardgen.outputs.open_output`, every write is first checked
-(cardgen never replaces a file it did not write) and then recorded in the folder's manifest, so
-that later runs know which files are cardgen's to replace or delete.
+(cardgen never replaces a file it did not write, nor without --force one the user edited since it
+wrote it) and then recorded in the folder's manifest, so that later runs know which files are
+cardgen's to replace or delete.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def atomic_path(target: Path | str) -> Iterator[Path]:
-    """Yield a temporary path beside `target`; move it over `target` only if the block succeeds."""
+    """Yield a temporary path beside `target`; move it over `target` only if the block succeeds
+    (and the output folder lets it: a file the user edited stays, see `cardgen.outputs`)."""
     from .outputs import folder_for, os_errors
 
     target = Path(target)
     out = folder_for(target)
-    if out is not None:
-        out.claim(target)
+    replace = out.claim(target) if out is not None else True
     with os_errors():
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -31,6 +32,8 @@ def atomic_path(target: Path | str) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if not replace:  # the user's edit stays; what was made is dropped
+            return
         with os_errors():
             os.replace(tmp_path, target)
         if out is not None:

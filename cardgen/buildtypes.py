@@ -51,6 +51,7 @@ class BuildOptions:
     sheets: bool = True
     back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
     strict: bool = False  # warnings stop the build too (CI of a game project)
+    force: bool = False  # --force: replace outputs the user edited since cardgen wrote them
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ class BuildResult:
     warnings: list[str] = field(default_factory=list)  # every warning as a line: findings, then remarks
     findings: list[Finding] = field(default_factory=list)  # the validator's and preflight's
     remarks: list[str] = field(default_factory=list)  # the output tools' (weasyprint...)
+    replaced: list[str] = field(default_factory=list)  # outputs the user edited, replaced by --force
     rendered: int = 0  # card images rasterised in this run (cache misses)
     faces: int = 0
     cards: RenderedSet | None = None  # the SVG faces and backs

@@ -74,11 +74,13 @@ class Cache:
         return self.path(digest, suffix).is_file()
 
 
-def place(source: Path, target: Path) -> bool:
-    """Put a cached file at `target` (hard link when possible). Returns True if target changed.
+def place(source: Path, target: Path, *, link: bool = True) -> bool:
+    """Put `source` at `target` (a hard link when possible and `link`). Returns True if target changed.
 
     Goes through `atomic_path` (a unique temporary name, so concurrent runs never collide, and
-    the output folder's checks and manifest apply, see cardgen.outputs).
+    the output folder's checks and manifest apply, see cardgen.outputs). link=False for a
+    file of the render cache: a hard link would be the cache entry itself, and a user editing
+    the output in place would change the render every later build and export reuses.
     """
     from .atomic import atomic_path
 
@@ -87,11 +89,17 @@ def place(source: Path, target: Path) -> bool:
             return False
     with atomic_path(target) as tmp:
         tmp.unlink()
-        try:
-            os.link(source, tmp)
-        except OSError:
+        if not (link and _hard_link(source, tmp)):
             shutil.copyfile(source, tmp)
     return True
+
+
+def _hard_link(source: Path, target: Path) -> bool:
+    try:
+        os.link(source, target)
+        return True
+    except OSError:  # another file system, or one without links
+        return False
 
 
 class Manifest:

@@ -13,6 +13,10 @@ the commands whose job is to write the designer's own files (`i18n extract|updat
   folder's manifest (`.cardgen-outputs`). A file cardgen did not record is never
   overwritten (unless it already holds the same bytes) and never deleted: `remove_stale`
   deletes only recorded files whose content is still what cardgen wrote;
+- a file cardgen wrote that the user edited since (its hash no longer the recorded one) is kept
+  and said so ("kept x.pdf: edited since cardgen wrote it; --force replaces it"); only a command
+  opened with force=True (its `--force`) replaces it, and says what it replaced. A stage that
+  would make such a file only to throw it away asks `keeps(path)` first;
 - an OS error (a read-only folder, a full disk) ends the command with one line naming the path.
 
 A single file is often written into a folder of the user's (the project root, the desktop), so
@@ -21,11 +25,13 @@ write unless --force where a command offers it), the write is atomic, and the re
 cardgen wrote, with its lock, lives in the project's build folder (`build/.cardgen-files`).
 
     from cardgen.outputs import open_output, remove_stale
-    with open_output(project, out_dir, "export foo") as out:
+    with open_output(project, out_dir, "export foo", force=force) as out:
         atomic.write_bytes(out.root / "x.png", data)      # checked and recorded
         remove_stale(out.root, keep={"x.png"})           # deletes only cardgen's old files
 
-Writers never need the returned object: `cardgen.atomic` finds the open folder itself.
+Writers never need the returned object: `cardgen.atomic` finds the open folder itself. What
+was kept or replaced is told when the folder closes (`notify`, by default a warning line on
+stderr), never in the middle of a progress bar.
 """
 
 from __future__ import annotations
@@ -50,19 +56,31 @@ FILES_LOCK = ".cardgen-files.lock"
 DATA_LOCK = ".cardgen-data.lock"  # in build/: `i18n` writing a game's catalogs
 LEGACY_MANIFEST = ".cardgen-build.json"  # builds before the outputs manifest: adopt their files
 _SKIP = {MANIFEST, LOCK, FILES_RECORD, FILES_LOCK, DATA_LOCK}
+_BOOKKEEPING = _SKIP | {LEGACY_MANIFEST}  # cardgen's own records: always rewritten, never "edited"
+EDITED = "edited since cardgen wrote it"
 
 _open: contextvars.ContextVar[tuple[OutputFolder, ...]] = contextvars.ContextVar("cardgen_outputs", default=())
 
 
 class OutputFolder:
-    """An output folder while a command holds it: what cardgen wrote there, by relative path."""
+    """An output folder while a command holds it: what cardgen wrote there, by relative path.
 
-    def __init__(self, root: Path):
+    force: the command's --force was given, so a file the user edited since cardgen wrote it
+    is replaced (and said so) instead of kept. force_option: how the user asks for that (None:
+    the command offers no --force)."""
+
+    def __init__(self, root: Path, *, force: bool = False, force_option: str | None = "--force"):
         self.root = root
         self.manifest = root / MANIFEST
         self.files: dict[str, str] = self._read()
         # a folder an older cardgen built (it has the old build record): its files are cardgen's
         self.adopt = not self.manifest.exists() and (root / LEGACY_MANIFEST).is_file()
+        self.force = force
+        self.force_option = force_option
+        # relative path -> the line telling what became of the user's edit: kept (true again on
+        # every run until --force) or replaced (once)
+        self.kept: dict[str, str] = {}
+        self.replaced: dict[str, str] = {}
 
     def _read(self) -> dict[str, str]:
         try:
@@ -79,13 +97,40 @@ class OutputFolder:
         except ValueError:
             return None
 
-    def claim(self, path: Path) -> None:
-        """Before a write: refuse to replace a file cardgen did not write."""
+    def claim(self, path: Path) -> bool:
+        """Before a write: may `path` be (re)placed? A file cardgen did not write is refused (an
+        error); one it wrote and the user edited since is kept (False, and said so) unless force."""
         rel = self.relative(path)
-        if rel is None or rel in self.files or self.adopt or not os.path.lexists(path):
+        if rel is None or rel in _BOOKKEEPING or self.adopt or not os.path.lexists(path):
+            return True
+        self.refuse_foreign(path)
+        if self.owns(path):
+            return True
+        if self.force:
+            self.replaced[rel] = f"replaced {display_path(path)}: {EDITED} ({self.force_option})"
+        else:
+            hint = (f"{self.force_option} replaces it" if self.force_option
+                    else "move it away to have cardgen write it again")
+            self.kept[rel] = f"kept {display_path(path)}: {EDITED}; {hint}"
+        return self.force
+
+    def refuse_foreign(self, path: Path) -> None:
+        """A BuildError if `path` exists and cardgen never wrote it (whatever it holds now: a file
+        cardgen keeps appending to, such as a study journal, asks only this)."""
+        rel = self.relative(path)
+        if rel is None or self.adopt or rel in self.files or not os.path.lexists(path):
             return
         raise BuildError(f"{display_path(path)} exists and was not written by cardgen; refusing to "
                          "replace it (move it away, or choose another output folder)")
+
+    def notices(self) -> list[str]:
+        """What became of the user's edits, in path order."""
+        return [line for _, line in sorted({**self.kept, **self.replaced}.items())]
+
+    def edited(self, path: Path) -> bool:
+        """Written by cardgen, and changed since (edited, replaced by a link, truncated)."""
+        rel = self.relative(path)
+        return rel is not None and rel in self.files and os.path.lexists(path) and not self.owns(path)
 
     def record(self, path: Path, digest: str | None = None) -> None:
         rel = self.relative(path)
@@ -143,11 +188,17 @@ def refuse_sources(project, path: Path, what: str = "write") -> Path:
 
 
 @contextlib.contextmanager
-def open_output(project, folder: Path, command: str = "cardgen") -> Iterator[OutputFolder]:
+def open_output(project, folder: Path, command: str = "cardgen", *, force: bool = False,
+                force_option: str | None = "--force",
+                notify: Callable[[str], None] | None = None) -> Iterator[OutputFolder]:
     """Hold `folder` for writing: checked against the sources, locked, its writes recorded.
 
     `project` may be None for a folder outside any project. The manifest is saved whether the
-    block succeeds or fails, so files already written stay known as cardgen's.
+    block succeeds or fails, so files already written stay known as cardgen's. force: replace
+    the files the user edited since cardgen wrote them (the command's `force_option`; None: it
+    has none). When the block succeeds, each edited file kept or replaced is told to `notify`
+    (default: a warning line on stderr; a command that reports them itself reads the folder's
+    `kept` and `replaced` and passes a notify that does nothing).
     """
     root = refuse_sources(project, folder)
     with os_errors():
@@ -155,7 +206,7 @@ def open_output(project, folder: Path, command: str = "cardgen") -> Iterator[Out
         if not root.is_dir():
             raise InputError(f"{display_path(folder)} is not a folder")
     with _lock(root, command):
-        out = OutputFolder(root)
+        out = OutputFolder(root, force=force, force_option=force_option)
         token = _open.set(_open.get() + (out,))
         try:
             with os_errors():
@@ -168,6 +219,20 @@ def open_output(project, folder: Path, command: str = "cardgen") -> Iterator[Out
         _open.reset(token)
         with os_errors():
             out.save()
+    for line in out.notices():
+        (notify or _warn)(line)
+
+
+def _warn(line: str) -> None:
+    print(f"warning: {line}", file=sys.stderr)
+
+
+def keeps(path: Path) -> bool:
+    """Will `path` stay as it is: cardgen wrote it, the user edited it since, and the command has
+    no --force? (Then it is said once.) A stage asks before making an output it would only throw
+    away; a file cardgen never wrote is refused here already (BuildError)."""
+    out = folder_for(path)
+    return out is not None and not out.claim(path)
 
 
 # --- one named file (`diff --out notes.md`, `simulate --report r.html`, `table export --to x.csv`)
@@ -212,8 +277,11 @@ def open_output_file(project, path: Path, command: str = "cardgen", *, new_in_da
     record = _record_path(project)
     with _build_lock(record, command, FILES_LOCK):
         target = check_output_file(project, path, new_in_data=new_in_data, force_option=force_option, force=force)
+        forced = force and target.is_file() and not _recorded(project, target)
         with os_errors():
             yield Path(path)
+        if forced:  # --force replaced a file cardgen had not written (or the user had edited): say so
+            _warn(f"replaced {display_path(path)} ({force_option})")
         if record is not None and target.is_file():
             with os_errors():
                 files = _read_record(record)
@@ -315,13 +383,29 @@ def remove_stale(folder: Path, keep: Iterable[str], owned=None) -> list[Path]:
             continue
         if owned is not None and not owned(path.name):
             continue
-        out = folder_for(path)
-        if out is not None and out.owns(path):
-            with os_errors():
-                path.unlink()
-            out.forget(path)
+        if remove_output(path):
             removed.append(path)
     return removed
+
+
+def remove_output(path: Path) -> bool:
+    """Delete `path` if cardgen wrote it and it still holds what cardgen wrote; True if deleted.
+
+    A file the user edited since stays, even with --force (that replaces what a command
+    writes; it never deletes the user's work), and is said so; anything else is left quietly."""
+    out = folder_for(path)
+    if out is None:
+        return False
+    if out.owns(path):
+        with os_errors():
+            path.unlink()
+        out.forget(path)
+        return True
+    if out.edited(path):
+        rel = out.relative(path)
+        assert rel is not None  # edited() found it in the folder
+        out.kept[rel] = f"kept {display_path(path)}: {EDITED}, and no longer made by this command"
+    return False
 
 
 # --- errors ------------------------------------------------------------------------------------

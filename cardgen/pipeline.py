@@ -92,8 +92,12 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
                 only = changed_between(card_faces(project, options.changed_since), rendered.faces)
             options = dataclasses.replace(options, only_cards=only, rulebook=False)
         result.only_cards = options.only_cards
-        with open_output(project, out_dir, "build"):
+        # an output the user edited is kept (or with --force replaced): said in the build's report
+        with open_output(project, out_dir, "build", force=options.force, notify=lambda line: None) as folder:
             _produce(project, snapshot, rendered, options, progress, out_dir, result, workers)
+        result.remarks += [line for _, line in sorted(folder.kept.items())]
+        result.replaced = [line for _, line in sorted(folder.replaced.items())]
+        result.warnings += result.remarks + result.replaced
     except BaseException:
         workers.close(cancel=True)  # started early: don't leave them starting up
         raise
@@ -170,6 +174,5 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         if templates:
             result.remarks.append(f"{counted(len(templates), 'template string')} not translated into '{snapshot.language}', "
                                    f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
-    result.warnings += result.remarks
     manifest.forget_missing()
     manifest.save()

@@ -1,5 +1,6 @@
 """A rebuild with nothing changed does nothing (cardgen.buildstamp); any change to any input
-builds again, and an output touched since the last build is made again."""
+builds again, an output deleted since the last build is made again and one edited since is kept
+(made again only with --force)."""
 
 from __future__ import annotations
 
@@ -95,16 +96,33 @@ def test_other_options_and_dates_are_other_builds(cli, built, monkeypatch, tmp_p
     assert UP_TO_DATE not in build(cli, built).out
 
 
-@pytest.mark.parametrize("how", ["deleted", "edited"])
-def test_an_output_touched_since_is_made_again(cli, built, how):
+def test_a_deleted_output_is_made_again(cli, built):
     sheet = built / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf"
     good = sheet.read_bytes()
-    if how == "deleted":
-        sheet.unlink()
-    else:
-        sheet.write_bytes(good[:-10])  # a truncated file, as an interrupted copy leaves one
+    sheet.unlink()
     assert UP_TO_DATE not in build(cli, built).out
     assert sheet.read_bytes() == good
+
+
+def test_an_edited_output_is_kept_and_said_until_force(cli, built):
+    """A sheet changed since cardgen wrote it (edited, or cut short: cardgen cannot tell which) is
+    the user's now: kept and said, on the no-op rebuild too; --force makes it again."""
+    sheet = built / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf"
+    good = sheet.read_bytes()
+    sheet.write_bytes(good[:-10])
+    kept = "warning: kept build/kings-blade/3.1/sheets-a4-duplex.pdf: edited since cardgen wrote it; " \
+           "--force replaces it"
+    for _ in range(2):
+        result = build(cli, built)
+        assert kept in result.err.splitlines(), result.err
+        assert sheet.read_bytes() == good[:-10]
+    assert UP_TO_DATE in result.out  # the second time: nothing changed since the first
+    forced = build(cli, built, "--force")
+    assert UP_TO_DATE not in forced.out  # --force always looks at the files again
+    assert "warning: replaced build/kings-blade/3.1/sheets-a4-duplex.pdf: edited since cardgen wrote it " \
+           "(--force)" in forced.err.splitlines(), forced.err
+    assert sheet.read_bytes() == good
+    assert "kept" not in build(cli, built).err
 
 
 def test_a_change_to_cardgen_itself_builds_again(cli, built, monkeypatch, tmp_path):

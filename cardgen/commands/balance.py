@@ -140,9 +140,9 @@ def _search(project, folder, plan, trials, player, journal, study_name, progress
     from ..balance.run import run
     from ..outputs import open_output
 
-    with open_output(project, folder, "balance") as out:
+    with open_output(project, folder, "balance", force_option=None) as out:
         if journal is not None:
-            out.claim(journal)  # a study file cardgen did not write is never appended to
+            out.refuse_foreign(journal)  # a study file cardgen did not write is never appended to
             journal.touch()
             out.record(journal)
             out.save()  # known as cardgen's at once: a run killed outright can still be resumed
@@ -183,7 +183,7 @@ def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, w
         why = f"loss {doc['baseline']['loss']:.3f} as it is, {doc['best']['loss']:.3f} proposed"
         text = version_text(snapshot, found, by, why)
         doc["proposal"]["file"] = rel(proposal_path)
-    with open_output(project, folder, "balance") as out:
+    with open_output(project, folder, "balance", force_option=None) as out:
         if text is not None:
             write_text(proposal_path, text)
         elif out.owns(proposal_path):  # an earlier run's proposal: this run proposes no change

@@ -11,7 +11,7 @@ from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
 from ..words import counted
-from .common import game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
+from .common import force_option, game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
 
 
 @click.command(name="build")
@@ -38,9 +38,10 @@ from .common import game_option, lang_option, parse_offset, project_from, snapsh
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
 @click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
+@force_option
 @click.pass_context
 def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
-            jobs, quiet, strict, timings):
+            jobs, quiet, strict, timings, force):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     from .. import buildstamp
 
@@ -53,7 +54,8 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
                "out": str(out_dir.resolve()) if out_dir else None, "duplex_offset": duplex_offset,
                "strict": strict}
     digest = buildstamp.fingerprint(project, written)
-    report = buildstamp.recall(project, written, digest)
+    # --force is no input of the files but a request to look at them again: never "up to date"
+    report = None if force else buildstamp.recall(project, written, digest)
     if report is not None:  # every input as at the last build, and its files untouched
         _print_report(report, quiet, rebuilt=False, elapsed=time.perf_counter() - started)
         if timings:
@@ -63,12 +65,13 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
                        "(nothing loaded, rendered or written)")
         return
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
-                    since, duplex_offset, jobs, quiet, strict, timings, started)
+                    since, duplex_offset, jobs, quiet, strict, timings, force, started)
+    report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
     buildstamp.remember(project, written, digest, Path(report["out_dir"]), report)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,
-           duplex_offset, jobs, quiet, strict, timings, started) -> dict:
+           duplex_offset, jobs, quiet, strict, timings, force, started) -> dict:
     """The build itself; returns its report (plain data, kept by the build stamp)."""
     from ..pipeline import build
     from ..render.workers import worker_count
@@ -92,6 +95,7 @@ def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rul
         booklet=booklet,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
         strict=strict,
+        force=force,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     elapsed = time.perf_counter() - started
@@ -110,6 +114,7 @@ def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
     only = result.only_cards
     return {
         "problems": [str(finding) for finding in result.findings] + [f"warning: {r}" for r in result.remarks],
+        "replaced": [f"warning: {r}" for r in result.replaced],
         "title": f"{snapshot.game.name} {snapshot.version} ({snapshot.language})",
         "printed": sum(c.count for c in snapshot.cards if only is None or c.id in only),
         "faces": result.faces,
@@ -129,7 +134,7 @@ def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
 def _print_report(report: dict, quiet: bool, *, rebuilt: bool, elapsed: float) -> None:
     """Problems on stderr (each says its own severity: `file:line:col: warning: ...`), then,
     unless --quiet, the summary. rebuilt=False: a rebuild that found nothing to do."""
-    for line in report["problems"]:
+    for line in report["problems"] + report.get("replaced", []):  # a stamp older than "replaced" lacks it
         click.echo(line, err=True)
     if quiet:
         return

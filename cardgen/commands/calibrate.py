@@ -8,7 +8,7 @@ import click
 
 from ..errors import display_path
 from ..outputs import open_output
-from .common import parse_offset, project_from
+from .common import force_option, parse_offset, project_from
 
 
 @click.command(name="calibrate")
@@ -22,8 +22,9 @@ from .common import parse_offset, project_from
               metavar="X,Y", help="With --with-offset: the offset to check instead of cardgen.yml's.")
 @click.option("--lang", "-l", "lang", default="en", show_default=True, metavar="LANG",
               help="Language of the sheet's instructions (cardgen's own catalogs: en, it, nl).")
+@force_option
 @click.pass_context
-def command(ctx, paper, out_dir, with_offset, duplex_offset, lang):
+def command(ctx, paper, out_dir, with_offset, duplex_offset, lang, force):
     """Write calibration-<paper>.pdf: print it two-sided, read the offset, pass it to `build`."""
     from ..data.project import check_out_dir
     from ..i18n import own
@@ -43,7 +44,7 @@ def command(ctx, paper, out_dir, with_offset, duplex_offset, lang):
                                f"{', '.join([own.SOURCE_LANG, *own.languages()])}")
     folder = check_out_dir(project, out_dir or project.build_dir)
     out = folder / f"calibration-{paper}.pdf"
-    with open_output(project, folder, "calibrate"):
+    with open_output(project, folder, "calibrate", force=force):
         calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
                           back_offset_mm=(float(offset[0]), float(offset[1])), gettext=own.page_text(lang))
     click.echo(f"  {display_path(out)}  duplex calibration, {PAPER_SIZES[paper].name}, 2 pages = 1 sheet of paper")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -14,6 +15,9 @@ game_option = click.option("--game", "-g", default=None, help="Game id (a folder
 version_option = click.option("--version", "-v", "version", default=None, help="Version, e.g. 3.1 or v3. Default: the game's default version.")
 lang_option = click.option("--lang", "-l", "lang", default=None, metavar="LANG",
                            help="Language to print in (it, en, nl...). Default: the game's source language.")
+force_option = click.option("--force", is_flag=True,
+                            help="Replace outputs you edited since cardgen wrote them (by default they are kept "
+                                 "and listed). Files cardgen never wrote are never replaced.")
 format_option = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 
 
@@ -61,7 +65,9 @@ def parse_offset(value: str | None) -> tuple[float, float] | None:
     try:
         x, y = (float(part) for part in value.split(","))
     except ValueError:
-        raise click.BadParameter(f"expected two numbers in mm as X,Y (e.g. 0.5,-1), got {value!r}") from None
+        x = y = math.nan
+    if not (math.isfinite(x) and math.isfinite(y)):  # float() also reads 'nan' and 'inf'
+        raise click.BadParameter(f"expected two numbers in mm as X,Y (e.g. 0.5,-1), got {value!r}")
     if max(abs(x), abs(y)) > MAX_DUPLEX_OFFSET_MM:
         raise click.BadParameter(f"each offset must lie within +-{MAX_DUPLEX_OFFSET_MM:g} mm, got {value!r}")
     return x, y

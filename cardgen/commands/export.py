@@ -15,7 +15,7 @@ from ..outputs import open_output
 from ..pipeline import default_out_dir
 from ..render.checks import validate
 from ..words import counted
-from .common import game_option, lang_option, snapshot_from, version_option
+from .common import force_option, game_option, lang_option, snapshot_from, version_option
 
 out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                           help="Output folder.")
@@ -53,8 +53,9 @@ def _checked_snapshot(ctx, game, version, lang=None):
                    "in a folder named after the game.")
 @jobs_option
 @quiet_option
+@force_option
 @click.pass_context
-def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
+def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet, force):
     """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
     from ..export.install import file_url, folder_name, install_objects, saved_objects_dir
     from ..export.tts import export_tts, write_objects
@@ -67,13 +68,13 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
             return lambda name: base_url + ("" if base_url.endswith("/") else "/") + name
         return lambda name: file_url(folder / name)
 
-    with open_output(project, out, "export tts"):
+    with open_output(project, out, "export tts", force=force):
         objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
         write_objects(objects, snapshot, out, url_in(out))
     target = None
     if install:
         target = saved_objects_dir() / folder_name(snapshot.game.name)
-        with open_output(project, target, "export tts --install"):
+        with open_output(project, target, "export tts --install", force=force):
             install_objects(objects, snapshot, out, target, url_in(target))  # type: ignore[arg-type]  # boards and tokens too
     if quiet:
         return
@@ -99,8 +100,9 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
 @out_option
 @jobs_option
 @quiet_option
+@force_option
 @click.pass_context
-def png(ctx, preset, game, version, lang, out_dir, jobs, quiet):
+def png(ctx, preset, game, version, lang, out_dir, jobs, quiet, force):
     """One PNG per card at a print service's exact size, a folder per deck.
 
     Default output: build/<game>/<version>/png-<preset>/.
@@ -110,7 +112,7 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet):
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
     chosen = PRESETS[preset]
     out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / f"png-{preset}")
-    with open_output(project, out, f"export png --preset {preset}"):
+    with open_output(project, out, f"export png --preset {preset}", force=force):
         results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
@@ -129,8 +131,9 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet):
 @out_option
 @jobs_option
 @quiet_option
+@force_option
 @click.pass_context
-def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet):
+def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet, force):
     """One PDF per deck for a print shop: a card per page, TrimBox and BleedBox on every page.
 
     Default output: build/<game>/<version>/print/<service>/.
@@ -142,7 +145,7 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet):
     project, snapshot = _checked_snapshot(ctx, game, version)
     chosen = SERVICES[service]
     out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "print" / service)
-    with open_output(project, out, f"export print --service {service}"):
+    with open_output(project, out, f"export print --service {service}", force=force):
         results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return

@@ -105,7 +105,7 @@ def command(ctx, game, version, players, games, seed, bots, jobs, scheduler, fmt
         from ..outputs import open_output
         from ..simulate.report import write_plots
 
-        with open_output(project, plots_dir, "simulate --plots"):
+        with open_output(project, plots_dir, "simulate --plots", force_option=None):
             written = write_plots(results, plots_dir)
     if fmt == "json":
         data = {"compare": results} if compare else results[0]

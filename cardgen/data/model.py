@@ -315,8 +315,10 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -
 def _expected(err: ErrorDetails) -> str:
     msg = err["msg"]
     msg = msg[0].lower() + msg[1:]
+    msg = msg.removeprefix("value error, ")  # a validator's own words say what was expected
     # pydantic's class names and Python's words mean nothing in a YAML file
     msg = re.sub(r" or instance of \w+", "", msg).replace("a valid dictionary", "a mapping (key: value)")
+    msg = msg.replace("a valid tuple", "a list")
     return msg.replace("input should be", "expected").replace("should be", "expected")
 
 

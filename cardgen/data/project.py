@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import Field, StrictInt, field_validator
 
@@ -23,10 +24,22 @@ CACHE_ENV = "CARDGEN_CACHE_DIR"
 MAX_DUPLEX_OFFSET_MM = 10.0  # more than this is not a printer's misregistration but a wrong setting
 
 
+# a number written as one: not `true` (a 1 in lax parsing), not "1.5", not .nan or .inf
+Millimetres = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
 class PrinterFile(model.Strict):
-    duplex_offset_mm: tuple[float, float] = Field(
+    duplex_offset_mm: tuple[Millimetres, Millimetres] = Field(
         (0.0, 0.0), description="Shift of every duplex back page, [x, y] in mm as you look at the back "
         "(x right, y up), as read from `cardgen calibrate`.")
+
+    @field_validator("duplex_offset_mm", mode="before")
+    @classmethod
+    def _two(cls, value: Any) -> Any:
+        """A list of another length would be reported as a missing tuple item ('1')."""
+        if isinstance(value, (list, tuple)) and len(value) != 2:
+            raise ValueError(f"expected two numbers [x, y] in mm (this list has {len(value)})")
+        return value
 
     @field_validator("duplex_offset_mm")
     @classmethod

@@ -12,7 +12,9 @@ band that is cut off anyway is stretched (as the PNG export does, `printpng`).
 
 With `cmyk`, Ghostscript also converts each file to PDF/X-3 (`<deck>-cmyk.pdf`) with a CMYK
 OutputIntent (its own default CMYK profile); the result is read back and refused unless every
-colour is DeviceCMYK. PDF/X-3 (like the PDF/X-1a some shops ask for) allows no transparency,
+colour is DeviceCMYK. A Ghostscript that fails, or leaves a file cut short, is one line
+(BuildError); every file is made in a temporary folder first and published only when all are
+made, so a failed export leaves the output folder as it was. PDF/X-3 (like the PDF/X-1a some shops ask for) allows no transparency,
 so the cards' translucent art is flattened: each page becomes one image (see `to_cmyk`), as
 prepress tools do; the RGB file stays vector. Ghostscript 10.0 writes no PDF/X-4, which
 would keep the transparency.
@@ -20,12 +22,14 @@ would keep the transparency.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,16 +38,18 @@ from PIL import Image
 
 from ..atomic import atomic_path
 from ..buildtypes import BuildOptions, Progress
+from ..cache import place
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..errors import BuildError
 from ..imposition.geometry import Rect
 from ..imposition.pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
+from ..outputs import keeps, remove_stale
 from ..render.cards import CardRenderer
 from ..render.rasterise import Rasteriser
 
 INCH_MM = 25.4
-OWNED = re.compile(r"[a-z0-9][a-z0-9-]*(-cmyk)?\.pdf")  # the deck files an export writes
+OWNED = re.compile(r"[a-z0-9][a-z0-9-]*(-cmyk)?\.pdf")  # the deck files an export writes (and may remove)
 
 
 @dataclass(frozen=True)
@@ -85,32 +91,40 @@ def export_print(project: Project, snapshot: Snapshot, service: Service, out_dir
     files = Rasteriser(project, BuildOptions(png=False, workers=workers), progress or Progress()).run(
         rendered, None).files
     font = register_font(project.fonts_dir / "AlegreyaSans-Regular.ttf")
-    results, written = [], set()
-    for deck_id, deck in game.decks.items():
-        cards = [c for c in snapshot.cards_in_deck(deck_id) if c.count > 0]
-        if not cards:
-            continue
-        size = game.size_of(cards[0].type)
-        trim = (size.width_mm, size.height_mm)
-        bleed = game.file.bleed_mm if service.bleed_mm is None else service.bleed_mm
-        back_face = rendered.backs.get(deck_id)
-        back = files[back_face.key].pdf if back_face else None
-        pages: list[Path | None] = []  # None: a blank back
-        for card in cards:
-            front = files[rendered.faces[card.id].key].pdf
-            for _ in range(card.count):
-                pages.append(front)
-                if service.backs == "each":
-                    pages.append(back)
-        if service.backs == "end":
-            pages.append(back)
-        name = f"{deck_id}.pdf"
-        out = out_dir / name
-        title = f"{game.name} {snapshot.version} - {deck.name} - {service.label}"
-        _write(pages, trim, game.file.bleed_mm, bleed, out, title, font, cmyk)
-        written |= {name, f"{deck_id}-cmyk.pdf"} if cmyk else {name}
-        results.append(PrintFile(deck_id, out, len(pages), sum(c.count for c in cards), trim, bleed, cmyk))
-    _remove_stale(out_dir, written)
+    results, made = [], {}
+    with tempfile.TemporaryDirectory(prefix="cardgen-print-") as tmp:
+        for deck_id, deck in game.decks.items():
+            cards = [c for c in snapshot.cards_in_deck(deck_id) if c.count > 0]
+            if not cards:
+                continue
+            names = [f"{deck_id}.pdf"] + ([f"{deck_id}-cmyk.pdf"] if cmyk else [])
+            kept = [keeps(out_dir / name) for name in names]  # refuses a file of the user's before any work
+            made.update(dict.fromkeys(names))  # a deck's files are never stale, even when kept
+            if all(kept):  # the user edited every file of this deck since cardgen wrote them
+                continue
+            size = game.size_of(cards[0].type)
+            trim = (size.width_mm, size.height_mm)
+            bleed = game.file.bleed_mm if service.bleed_mm is None else service.bleed_mm
+            back_face = rendered.backs.get(deck_id)
+            back = files[back_face.key].pdf if back_face else None
+            pages: list[Path | None] = []  # None: a blank back
+            for card in cards:
+                front = files[rendered.faces[card.id].key].pdf
+                for _ in range(card.count):
+                    pages.append(front)
+                    if service.backs == "each":
+                        pages.append(back)
+            if service.backs == "end":
+                pages.append(back)
+            title = f"{game.name} {snapshot.version} - {deck.name} - {service.label}"
+            _write(pages, trim, game.file.bleed_mm, bleed, Path(tmp) / names[0], title, font, cmyk)
+            made.update({name: Path(tmp) / name for name in names})
+            results.append(PrintFile(deck_id, out_dir / names[0], len(pages), sum(c.count for c in cards), trim,
+                                     bleed, cmyk))
+        for name, path in made.items():  # every deck made: now publish (a user's edit stays)
+            if path is not None:
+                place(path, out_dir / name)
+    remove_stale(out_dir, set(made), OWNED.fullmatch)
     return results
 
 
@@ -147,7 +161,10 @@ def ghostscript() -> str:
 
 def _cmyk_profile(gs: str) -> Path:
     """Ghostscript's own default CMYK profile, next to its lib folder on its search path."""
-    listing = subprocess.run([gs, "-h"], capture_output=True, text=True, check=True).stdout
+    run = subprocess.run([gs, "-h"], capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        raise BuildError(f"Ghostscript ({gs}) failed to start (exit {run.returncode}): {_last_line(run)}")
+    listing = run.stdout
     for folder in re.findall(r"(/[^\s:]+)", listing.split("Search path:")[-1]):
         candidate = Path(folder).parent / "iccprofiles" / "default_cmyk.icc"
         if candidate.is_file():
@@ -181,8 +198,8 @@ def to_cmyk(rgb: Path, out: Path, title: str) -> None:
     images, in pages with the same boxes, are what it then converts to CMYK.
     """
     gs = ghostscript()
-    profile = _cmyk_profile(gs)
-    with tempfile.TemporaryDirectory(prefix="cardgen-cmyk-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="cardgen-cmyk-") as tmp, _ghostscript_output(out):
+        profile = _cmyk_profile(gs)
         flat = Path(tmp) / "flat.pdf"
         _flatten(gs, rgb, flat, Path(tmp))
         definition = Path(tmp) / "pdfx.ps"
@@ -238,8 +255,33 @@ def _flatten(gs: str, rgb: Path, out: Path, tmp: Path) -> None:
 
 def _check(run: subprocess.CompletedProcess, expected: Path, out: Path) -> None:
     if run.returncode != 0 or not expected.is_file():
-        last = (run.stderr or run.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise BuildError(f"Ghostscript could not convert {out.name} to CMYK: {last[0]}")
+        raise BuildError(f"Ghostscript could not convert {out.name} to CMYK: {_last_line(run)}")
+
+
+def _last_line(run: subprocess.CompletedProcess) -> str:
+    last = (run.stderr or run.stdout or "").strip().splitlines()[-1:] or ["no output"]
+    return last[0]
+
+
+# What reading a file Ghostscript cut short (or could not be run to write) raises: from the
+# subprocess, the file system, pikepdf (a damaged PDF, or a missing key read as an attribute),
+# Pillow (a truncated PNG: OSError, or SyntaxError for a broken chunk) and zlib.
+GHOSTSCRIPT_OUTPUT_ERRORS = (OSError, subprocess.SubprocessError, pikepdf.PdfError, AttributeError, KeyError,
+                             IndexError, TypeError, ValueError, SyntaxError, zlib.error)
+
+
+@contextlib.contextmanager
+def _ghostscript_output(out: Path) -> Iterator[None]:
+    """One line, not an internal error, when Ghostscript fails or leaves a broken file."""
+    try:
+        yield
+    except GHOSTSCRIPT_OUTPUT_ERRORS as exc:
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[-1][:200]
+        if isinstance(exc, (OSError, subprocess.SubprocessError)) and getattr(exc, "errno", None) is not None:
+            reason = detail  # it could not be run, or wrote nowhere: the system says why
+        else:
+            reason = f"it left a damaged or incomplete file ({detail})"
+        raise BuildError(f"Ghostscript could not convert {out.name} to CMYK: {reason}") from None
 
 
 def _ps_string(text: str) -> str:
@@ -296,11 +338,3 @@ def _is_cmyk_space(space) -> bool:
         if kind == "/Pattern":
             return True
     return False
-
-
-def _remove_stale(folder: Path, keep: set[str]) -> None:
-    """Deck files a previous export wrote that this one did not (a deck was removed)."""
-    if folder.is_dir():
-        for path in folder.iterdir():
-            if path.is_file() and OWNED.fullmatch(path.name) and path.name not in keep:
-                path.unlink()

@@ -22,6 +22,7 @@ from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedS
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..i18n.own import catalog_digest, page_text
+from ..outputs import keeps, remove_output
 from ..render.fonts import fonts_digest
 from .geometry import SheetSpec, Slot
 from .impose import PieceGroup, impose_groups
@@ -110,6 +111,8 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
                 pages = _pages(out)
                 outputs.append(Output(out, what, pages, rebuilt=False, sheets=_paper(pages, mode)))
                 continue
+            if keeps(out):  # the user edited it since cardgen wrote it: it stays, and is said so
+                continue
             file_title = f"{title} - print sheets, {PAPER_SIZES[paper_name].name}, {mode}"
             layouts = _write(mode_groups, PAPER_SIZES[paper_name], out, file_title, font, mode == "duplex",
                              offset, snapshot.game.file.bleed_mm, f"{snapshot.game.name} {snapshot.version}", text)
@@ -122,13 +125,13 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
 def _remove_stale(out_dir: Path, manifest: cache_mod.Manifest, prefix: str, paper: str, modes: set[str]) -> None:
     """Sheet files of this paper an earlier build wrote (the manifest says so) that this one does
     not: a one-sided file after --fronts-only, or `sheets-<paper>.pdf` from before files were
-    split by print mode. Nobody else's files are touched."""
+    split by print mode. Only while they hold what cardgen wrote: nobody else's files, and no
+    file the user edited since, are touched (cardgen.outputs)."""
     names = [f"{prefix}sheets-{paper}.pdf"] + [f"{prefix}sheets-{paper}-{m}.pdf" for m in ("duplex", "onesided")
                                                if m not in modes]
     for name in names:
-        path = out_dir / name
-        if name in manifest.entries and path.is_file():
-            path.unlink()
+        if name in manifest.entries:
+            remove_output(out_dir / name)
 
 
 def _paper(pages: int, mode: str) -> int:

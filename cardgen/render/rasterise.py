@@ -8,10 +8,9 @@ rendered: a no-op rebuild never loads cairo.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..data.project import Project
 from ..errors import CardgenError, RasterError
 from ..outputs import remove_stale
 from . import fonts
-from .workers import Workers, init_worker, run_guarded
+from .workers import QuietPool, Workers, init_worker, run_guarded
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ class Rasteriser:
             if ff.png is not None:
                 png_path = png_dir / f"{key}.png"
                 wanted_png.add(png_path.name)
-                cache_mod.place(ff.png, png_path)
+                cache_mod.place(ff.png, png_path, link=False)  # a copy: editing it must not edit the cache
         # only files an earlier build wrote and recorded go: a user's own files stay, and so do
         # the PNGs of a `--no-png` build (it did not touch png/ at all)
         remove_stale(svg_dir, wanted_svg)
@@ -148,12 +147,7 @@ def rasterise_jobs(
             if on_done:
                 on_done(job)
         return
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=init_worker,
-        initargs=(fonts_dir, cache_dir),
-    ) as pool:
+    with QuietPool(workers, init_worker, (fonts_dir, cache_dir)) as pool:
         pending: dict[Future, RasterJob] = {pool.submit(run_guarded, _run, job): job for job in jobs}
         try:
             _collect(pending, on_done)

@@ -68,9 +68,7 @@ class Workers:
 
     def _started(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.count, mp_context=multiprocessing.get_context("spawn"),
-                initializer=init_worker, initargs=(self.fonts_dir, self.font_cache, self.preload))
+            self._pool = QuietPool(self.count, init_worker, (self.fonts_dir, self.font_cache, self.preload))
         return self._pool
 
     def close(self, cancel: bool = False) -> None:
@@ -83,6 +81,31 @@ class Workers:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(cancel=exc_type is not None)
+
+
+class QuietPool(ProcessPoolExecutor):
+    """A pool of spawned workers that leave Ctrl-C to the main process from their first instant.
+
+    `init_worker` ignores SIGINT, but a worker runs it only once started: Ctrl-C while it still
+    starts Python and re-imports the main module (a cold build starts its workers at once) made
+    each print a KeyboardInterrupt traceback (`exitcode = _main(fd, parent_sentinel)`). The pool
+    spawns workers inside `submit`, so SIGINT is blocked around it: a worker inherits the blocked
+    signal and never sees it, while this process receives a Ctrl-C made meanwhile as soon as
+    `submit` returns (Python's own resource tracker is started the same way).
+    """
+
+    def __init__(self, count: int, initializer: Callable[..., None], initargs: tuple):
+        super().__init__(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
+                         initializer=initializer, initargs=initargs)
+
+    def submit(self, fn, /, *args, **kwargs):
+        if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks (and no killpg)
+            return super().submit(fn, *args, **kwargs)
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return super().submit(fn, *args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _ready() -> None:

@@ -27,6 +27,7 @@ from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedS
 from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..outputs import keeps
 from ..render.fonts import fonts_digest
 from ..render.workers import Later, Workers
 from .document import Pdf, RulebookDocument, rulebook_html, with_cards, write_rulebook_pdf
@@ -84,6 +85,9 @@ class PendingPdfs:
 
     def lay_out(self, paper: str, out: Path, inputs: str, doc: RulebookDocument, workers: Workers,
                 html_s: float) -> None:
+        if keeps(out):  # the user edited it since cardgen wrote it: it stays (and is said so), unmade
+            self.timings.append(Timing(f"{self.name} {paper.upper()}", html_s, "HTML only: the PDF is kept"))
+            return
         self.layouts[paper] = _Layout(out, inputs, workers.submit(write_rulebook_pdf, self.project, doc), html_s)
 
     def finish(self, files: dict[str, FaceFiles]) -> list[Output]:
