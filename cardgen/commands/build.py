@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
+from ..buildtypes import CUTTER_NAMES, PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
 from .common import game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
@@ -33,13 +33,21 @@ from .common import game_option, lang_option, parse_offset, project_from, snapsh
               metavar="X,Y", help="Shift every duplex back page by X,Y mm (x right, y up as you look at the "
                                   "back), as measured with `cardgen calibrate`. Default: printer.duplex_offset_mm "
                                   "in cardgen.yml, else 0,0.")
+@click.option("--cuts", type=click.Choice(["forgiving", "dense"]), default="forgiving", show_default=True,
+              help="forgiving: every cut keeps at least 1 mm of bleed on both sides, so a cut a hair off "
+                   "its marks shows no other colour; dense: neighbours may share a cut, for more cards a "
+                   "sheet (cut exactly on the marks).")
+@click.option("--cutter", type=click.Choice(CUTTER_NAMES), default=None,
+              help="Also write sheets for a print-and-cut machine, with its registration marks "
+                   "(sheets-<paper>-<mode>-<cutter>.pdf), and the cut file (cutlines-<paper>-<cutter>.svg); "
+                   "see docs/printing.md.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
 @click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @click.pass_context
 def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
-            jobs, quiet, strict, timings):
+            cuts, cutter, jobs, quiet, strict, timings):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     from .. import buildstamp
 
@@ -50,7 +58,7 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     written = {"game": game, "version": version, "lang": lang, "paper": paper, "fronts_only": fronts_only,
                "no_png": no_png, "no_rulebook": no_rulebook, "booklet": booklet, "since": since,
                "out": str(out_dir.resolve()) if out_dir else None, "duplex_offset": duplex_offset,
-               "strict": strict}
+               "strict": strict, "cuts": cuts, "cutter": cutter}
     digest = buildstamp.fingerprint(project, written)
     report = buildstamp.recall(project, written, digest)
     if report is not None:  # every input as at the last build, and its files untouched
@@ -62,12 +70,12 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
                        "(nothing loaded, rendered or written)")
         return
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
-                    since, duplex_offset, jobs, quiet, strict, timings, started)
+                    since, duplex_offset, jobs, quiet, strict, timings, started, cuts=cuts, cutter=cutter)
     buildstamp.remember(project, written, digest, Path(report["out_dir"]), report)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,
-           duplex_offset, jobs, quiet, strict, timings, started) -> dict:
+           duplex_offset, jobs, quiet, strict, timings, started, *, cuts: str, cutter: str | None) -> dict:
     """The build itself; returns its report (plain data, kept by the build stamp)."""
     from ..pipeline import build
     from ..render.workers import worker_count
@@ -91,6 +99,8 @@ def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rul
         booklet=booklet,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
         strict=strict,
+        cuts=cuts,
+        cutter=cutter,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     elapsed = time.perf_counter() - started
