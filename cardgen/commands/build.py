@@ -151,7 +151,8 @@ def _print_report(report: dict, quiet: bool, *, rebuilt: bool, elapsed: float) -
     for out in report["outputs"]:
         state = "" if rebuilt and out["rebuilt"] else " (unchanged)"
         paper_count = f" = {out['sheets']} sheets of paper" if out["sheets"] is not None else ""
-        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}, {out['pages']} pages{paper_count}{state}")
+        pages = f", {out['pages']} pages" if out["pages"] else ""  # a cut file has none
+        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}{pages}{paper_count}{state}")
         for line in out["details"]:
             click.echo(f"      {line}")
     if report["offset"] is not None:

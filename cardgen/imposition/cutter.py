@@ -39,8 +39,8 @@ def registration_marks(page: int, cutter: Cutter, page_w: float, page_h: float) 
     """The machine's marks as filled bars ("bar" marks, corners (x0, y0) and (x1, y1))."""
     t = cutter.thickness_mm
     if cutter.kind == "frame":
-        area = cut_area(cutter, page_w, page_h)
-        outer = area.expanded(*(cutter.frame_gap_mm + t,) * 4)
+        outer = frame_rect(cutter, page_w, page_h)
+        assert outer is not None
         return [Mark(page, "bar", outer.x, outer.y, outer.x1, outer.y + t),          # bottom
                 Mark(page, "bar", outer.x, outer.y1 - t, outer.x1, outer.y1),        # top
                 Mark(page, "bar", outer.x, outer.y + t, outer.x + t, outer.y1 - t),  # left
@@ -55,6 +55,13 @@ def registration_marks(page: int, cutter: Cutter, page_w: float, page_h: float) 
         Mark(page, "bar", inset - half, inset - half, inset + length, inset + half),  # L, bottom-left: arm right
         Mark(page, "bar", inset - half, inset + half, inset + half, inset + length),  #                 arm up
     ]
+
+
+def frame_rect(cutter: Cutter, page_w: float, page_h: float) -> Rect | None:
+    """The outer edge of Cricut's frame (None for corner marks): page text stays outside it."""
+    if cutter.kind != "frame":
+        return None
+    return cut_area(cutter, page_w, page_h).expanded(*(cutter.frame_gap_mm + cutter.thickness_mm,) * 4)
 
 
 def _keep_out(cutter: Cutter, page_w: float, page_h: float) -> list[Rect]:

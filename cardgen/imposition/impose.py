@@ -73,24 +73,25 @@ def impose_groups(groups: list[PieceGroup], paper: Paper, out: Path, *, duplex: 
 
 
 def impose_cells(groups: list[PieceGroup], cells: SheetLayout, card: int, paper: Paper, out: Path, *,
-                 page_marks: Callable[[int], list[Mark]], duplex: bool = True, title: str = "",
-                 font_path: Path | None = None, footer: str | None = None,
+                 page_marks: Callable[[int], list[Mark]], text_outside: Rect | None = None, duplex: bool = True,
+                 title: str = "", font_path: Path | None = None, footer: str | None = None,
                  gettext: Callable[[str], str] = str) -> ImposedSheets:
     """Every page on the one grid `cells` (a cutting machine's sheets, `cutter`): group `card`
     fills the cells, the other groups' pieces sit loose in empty cells. The fronts carry
-    `page_marks(page)` (registration marks) instead of crop marks."""
+    `page_marks(page)` (registration marks) instead of crop marks; page text stays outside
+    `text_outside` (a frame around the cells) too."""
     def packer(kinds: list[Kind], components: list[Tiled], margin: float) -> Packing:
         return pack_cells(kinds, cells, card)
 
     return _impose(groups, (), packer, paper, out, duplex=duplex, title=title, font_path=font_path,
-                   footer=footer, gettext=gettext, page_marks=page_marks)
+                   footer=footer, gettext=gettext, page_marks=page_marks, text_outside=text_outside)
 
 
 def _impose(groups: list[PieceGroup], tiled: Sequence[TiledComponent],
             packer: Callable[[list[Kind], list[Tiled], float], Packing], paper: Paper, out: Path, *,
             duplex: bool, title: str, font_path: Path | None, footer: str | None, gettext: Callable[[str], str],
             back_offset_mm: tuple[float, float] = (0.0, 0.0),
-            page_marks: Callable[[int], list[Mark]] | None = None) -> ImposedSheets:
+            page_marks: Callable[[int], list[Mark]] | None = None, text_outside: Rect | None = None) -> ImposedSheets:
     footer_title = title if footer is None else footer
     if not any(g.slots for g in groups) and not tiled:
         raise ValueError("nothing to impose: no slots")
@@ -119,7 +120,7 @@ def _impose(groups: list[PieceGroup], tiled: Sequence[TiledComponent],
             keys.append((key, None))
         packing = packer(kinds, components, margin)
         pages = _Pages(packing, kinds, components, keys, paper, duplex, back_offset_mm, margin, font, gettext,
-                       footer_title, page_marks)
+                       footer_title, page_marks, text_outside)
         plans, placements = pages.render()
         write_sheet_pdf(plans, library, out, font=font, title=title)
     first_layout = next((s.layout for s in packing.sheets if s.layout is not None), None)
@@ -151,11 +152,13 @@ class _Pages:
 
     def __init__(self, packing: Packing, kinds: list[Kind], tiled: list[Tiled], keys: list[tuple[str, str | None]],
                  paper: Paper, duplex: bool, offset: tuple[float, float], margin: float, font: str,
-                 gettext: Callable[[str], str], footer: str, page_marks: Callable[[int], list[Mark]] | None):
+                 gettext: Callable[[str], str], footer: str, page_marks: Callable[[int], list[Mark]] | None,
+                 text_outside: Rect | None):
         self.packing, self.kinds, self.tiled, self.keys = packing, kinds, tiled, keys
         self.paper, self.duplex, self.offset, self.margin = paper, duplex, offset, margin
         self.font, self.gettext, self.footer = font, gettext, footer
         self.page_marks = page_marks  # a cutting machine's marks, instead of crop marks
+        self.text_outside = text_outside
 
     def render(self) -> tuple[list[PagePlan], list[Placement]]:
         plans: list[PagePlan] = []
@@ -172,7 +175,7 @@ class _Pages:
                              Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)] + items
                 try:
                     plan.labels, bars = place(items, len(plans), plan.w_mm, plan.h_mm, self.margin,
-                                              _art(sheet), plan.marks, self.font)
+                                              _art(sheet, self.text_outside), plan.marks, self.font)
                 except NoRoom as exc:
                     raise BuildError(self._no_room(sheet, sheets, side, exc)) from None
                 plan.marks += bars
@@ -249,9 +252,9 @@ class _Pages:
         return marks + [outline_mark(page, p.trim, shapes[p.kind]) for p in sheet.pieces if p.loose]
 
 
-def _art(sheet: Sheet) -> Rect:
-    """Everything a front may paint: page text and bars stay outside it."""
-    rects = [p.clip for p in sheet.pieces]
+def _art(sheet: Sheet, extra: Rect | None = None) -> Rect:
+    """Everything a front may paint (and `extra`): page text and bars stay outside it."""
+    rects = [p.clip for p in sheet.pieces] + ([extra] if extra is not None else [])
     if sheet.layout is not None and any(not p.loose for p in sheet.pieces):
         rects.append(sheet.layout.art_extent())
     if sheet.tile is not None:

@@ -270,6 +270,20 @@ def _rebalance(sheets: list[Sheet], kinds: Sequence[Kind], page_w: float, page_h
         while receiver.used() < QUARTER:
             if not _take_one(receiver, sheets, kinds, paper, margin):
                 break
+    for sheet in sheets:
+        _in_slot_order(sheet)
+
+
+def _in_slot_order(sheet: Sheet) -> None:
+    """A grid's pieces in slot order over the cells they hold, row by row: a piece taken from
+    the sheet before went into the first empty cell, but comes before the others here."""
+    grid = [p for p in sheet.pieces if not p.loose]
+    if sheet.layout is None or len(grid) < 2:
+        return
+    cells = sorted(((p.trim, p.clip, p.back_clip) for p in grid), key=lambda c: (-c[0].y, c[0].x))
+    for piece, (trim, clip, back_clip) in zip(sorted(grid, key=lambda p: p.slot), cells):
+        piece.trim, piece.clip, piece.back_clip = trim, clip, back_clip
+    sheet.pieces = sorted(grid, key=lambda p: p.slot) + [p for p in sheet.pieces if p.loose]
 
 
 def _take_one(receiver: Sheet, sheets: list[Sheet], kinds: Sequence[Kind], paper: float, margin: float) -> bool:

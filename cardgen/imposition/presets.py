@@ -52,13 +52,14 @@ class Cutter:
     square_mm: float = 5.0
     max_area_mm: tuple[float, float] | None = None
     frame_gap_mm: float = 0.0
-    clearance_mm: float = 3.0  # pieces (with their bleed) keep this far from every mark
-    gap_mm: float = 2.0        # between neighbouring pieces: 1 mm of bleed each
+    clearance_mm: float = 2.0  # pieces (with their bleed) keep this far from every mark
+    gap_mm: float = 1.25       # between neighbouring pieces, half of it bleed (Silhouette Card Maker's)
 
 
 CUTTERS: dict[str, Cutter] = {
     # Silhouette Card Maker's published defaults (SPECIFICATION.md and assets/layouts.json of
-    # Alan-Cha/silhouette-card-maker): inset 10 mm, marks 5 mm long and 1 mm thick, a 5 mm square.
+    # Alan-Cha/silhouette-card-maker): inset 10 mm, marks 5 mm long and 1 mm thick, a 5 mm square,
+    # cards 1.25 mm apart with at most 0.625 mm of bleed (a machine cuts within a fraction of a mm).
     "silhouette": Cutter("silhouette", "Silhouette Cameo / Portrait (Silhouette Studio)", "corners",
                          inset_mm=10.0, length_mm=5.0, thickness_mm=1.0, square_mm=5.0),
     # Cricut's help page "How large can I Print Then Cut?" (help.cricut.com, article 360009429814):

@@ -35,7 +35,7 @@ from ..data.snapshot import NAMED_SIZES, Snapshot
 from ..errors import BuildError
 from ..i18n.own import catalog_digest, page_text
 from ..render.fonts import fonts_digest
-from .cutter import cut_svg, cutter_layout, registration_marks
+from .cutter import cut_svg, cutter_layout, frame_rect, registration_marks
 from .geometry import EPS_MM, ImposedSheets, SheetSpec, Slot
 from .impose import PieceGroup, TiledComponent, impose_cells, impose_groups
 from .layout import SheetLayout, grid_for
@@ -211,12 +211,14 @@ class _Sheets:
         file_title = f"{self.title} - {cutter.label} sheets, {paper.name}, {mode}"
         result = impose_cells([PieceGroup(g.spec, g.slots, g.label) for g in fit], cells, card, paper, out,
                               page_marks=lambda page: registration_marks(page, cutter, cells.page_w, cells.page_h),
+                              text_outside=frame_rect(cutter, cells.page_w, cells.page_h),
                               duplex=mode == "duplex", title=file_title, font_path=self.font, footer=self.footer,
                               gettext=self.text)
         self.manifest.record(out, inputs)
         orient = " landscape" if cells.landscape else ""
-        details = [f"{cells.cols} x {cells.rows} cells a sheet{orient}, {cutter.gap_mm:g} mm apart, the same on "
-                   f"every page: cut with {cutlines_name(paper_name, name, prefix)}"] + result.layouts[1:]
+        details = [f"{cells.cols} x {cells.rows} cells a sheet{orient}, {cutter.gap_mm:g} mm apart "
+                   f"({cells.x.outer_bleed:g} mm bleed), the same on every page: cut with "
+                   f"{cutlines_name(paper_name, name, prefix)}"] + [line for line in result.layouts if "free space" in line]
         if left:
             home = sheets_name(paper_name, mode, prefix=prefix)
             details.append(f"not on these sheets (larger than a cell): {', '.join(g.label for g in left)}; "
@@ -236,7 +238,7 @@ class _Sheets:
         if not self.manifest.fresh(out, inputs):
             write_text(out, text)
             self.manifest.record(out, inputs)
-        return Output(out, what, 1, details=[f"{cells.cols * cells.rows} outlines, corner radius {radius:g} mm, "
+        return Output(out, what, 0, details=[f"{cells.cols * cells.rows} outlines, corner radius {radius:g} mm, "
                                              f"page {cells.page_w:g} x {cells.page_h:g} mm"])
 
 
