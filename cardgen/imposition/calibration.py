@@ -36,7 +36,7 @@ SCALE_AT_MM = 40.0    # scales sit this far from the middle, along the line they
 TEXT_PT = 7.0
 LINE_GAP_MM = 4.5     # between lines of the instructions
 TICK_MM = {"half": 3.0, "mm": 4.5, "even": 6.0, "zero": 9.0}  # tick lengths: 0.5 mm, 1 mm, 2 mm, the zero
-LABEL_PT = 6.5        # the scales' numbers
+LABEL_PT = 8.0        # the scales' numbers
 
 
 # Translators: the calibration sheet's instructions (cardgen calibrate); {paper} is A4 or LETTER.
