@@ -308,8 +308,7 @@ def _receive(sheet: Sheet, kinds: Sequence[Kind], piece: Piece, margin: float) -
     grid's kind, else loose; a mixed sheet is packed again, largest pieces first."""
     spec = kinds[piece.kind].spec
     layout = sheet.layout
-    grid = [p for p in sheet.pieces if not p.loose]
-    if layout is not None and grid and grid[0].kind == piece.kind:
+    if layout is not None and layout.spec == spec:  # a piece of the sheet's grid: into its next empty cell
         for i in range(layout.cols * layout.rows):
             col, row = i % layout.cols, i // layout.cols
             cell = layout.trim_rect(col, row)
@@ -390,7 +389,8 @@ def pack_cells(kinds: Sequence[Kind], layout: SheetLayout, card: int) -> Packing
     """Every page on the same grid `layout` (a cutting machine cuts each page with one cut
     file): kind `card` fills the cells row by row; every other kind goes loose into empty
     cells, a new page of empty cells taking what the others cannot hold. Every piece must fit
-    a cell; no compacting or rebalancing moves a cell."""
+    a cell; no compacting moves a cell, and a page under a quarter used takes cards (into its
+    empty cells) or loose pieces from the others where they can spare them."""
     per = layout.cols * layout.rows
     slots = kinds[card].slots
     sheets = [grid_sheet(layout, card, slots[i:i + per]) for i in range(0, len(slots), per)]
@@ -405,6 +405,7 @@ def pack_cells(kinds: Sequence[Kind], layout: SheetLayout, card: int) -> Packing
                     raise ValueError(f"a {kinds[ki].spec.trim_w_mm:g} x {kinds[ki].spec.trim_h_mm:g} mm piece "
                                      "does not fit a cell of the cutter's grid")
             counts[ki] = counts.get(ki, 0) + 1
+    _rebalance(sheets, kinds, layout.page_w, layout.page_h, layout.spec.margin_mm)
     for sheet in sheets:
         centre_loose(sheet)
         grow_backs(sheet, kinds)
