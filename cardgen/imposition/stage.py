@@ -34,6 +34,7 @@ from ..data.project import Project
 from ..data.snapshot import NAMED_SIZES, Snapshot
 from ..errors import BuildError
 from ..i18n.own import catalog_digest, page_text
+from ..outputs import remove_stale
 from ..render.fonts import fonts_digest
 from .cutter import cut_svg, cutter_layout, frame_rect, registration_marks
 from .geometry import EPS_MM, ImposedSheets, SheetSpec, Slot
@@ -119,7 +120,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
             cutter_outputs = sheets.cutter(paper_name, modes, card_size(snapshot), prefix)
             outputs += cutter_outputs
             written += [o.path.name for o in cutter_outputs]
-        _remove_stale(out_dir, manifest, prefix, paper_name, set(written))
+        _remove_stale(out_dir, prefix, paper_name, set(written))
     return outputs
 
 
@@ -262,18 +263,15 @@ def _report_lines(result: ImposedSheets, style: CutStyle) -> list[str]:
     return lines
 
 
-def _remove_stale(out_dir: Path, manifest: cache_mod.Manifest, prefix: str, paper: str, keep: set[str]) -> None:
-    """Sheet and cut files of this paper an earlier build wrote (the manifest says so) that this
-    one does not: a one-sided file after --fronts-only, the cutter files after a build without
-    --cutter, or `sheets-<paper>.pdf` from before files were split by print mode. Nobody else's
-    files are touched."""
-    names = [f"{prefix}sheets-{paper}.pdf"]
-    names += [sheets_name(paper, mode, cutter, prefix) for mode in PRINT_MODES for cutter in (None, *CUTTER_NAMES)]
-    names += [cutlines_name(paper, cutter, prefix) for cutter in CUTTER_NAMES]
-    for name in names:
-        path = out_dir / name
-        if name not in keep and name in manifest.entries and path.is_file():
-            path.unlink()
+def _remove_stale(out_dir: Path, prefix: str, paper: str, keep: set[str]) -> None:
+    """Sheet and cut files of this paper an earlier build wrote that this one does not: a
+    one-sided file after --fronts-only, the cutter files after a build without --cutter, or
+    `sheets-<paper>.pdf` from before files were split by print mode. Through the output guard:
+    only files cardgen recorded, still as it wrote them, are deleted."""
+    names = {f"{prefix}sheets-{paper}.pdf"}
+    names |= {sheets_name(paper, mode, cutter, prefix) for mode in PRINT_MODES for cutter in (None, *CUTTER_NAMES)}
+    names |= {cutlines_name(paper, cutter, prefix) for cutter in CUTTER_NAMES}
+    remove_stale(out_dir, keep, owned=lambda name: name in names)
 
 
 def _paper(pages: int, mode: str) -> int:
