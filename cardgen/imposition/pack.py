@@ -28,12 +28,11 @@ from .geometry import EPS_MM, Paper, Rect, SheetSpec
 from .layout import FORGIVING, LOOSE_BLEED_MM, MARK_GAP_MM, SheetLayout, layout_for, page_size
 from .presets import CutStyle
 from .tiling import BAND_MM as TILE_BAND_MM
-from .tiling import TileGrid, tile_grid, tile_pockets, tile_region
+from .tiling import OVERLAP_MM, TileGrid, tile_grid, tile_pockets, tile_region
 
 QUARTER = 0.25
 POCKET_PAD_MM = 0.8  # free space keeps this far from the marks beside it
 TEXT_LANE_MM = 4.0   # a mixed sheet keeps this at its top and bottom for the page text
-TILE_OVERLAP_MM = 4.0
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,7 @@ def _pack(kinds: Sequence[Kind], tiled: Sequence[Tiled], paper: Paper, style: Cu
     tiles = []
     for ti, component in enumerate(tiled):
         try:
-            grid = tile_grid(*component.size_mm, paper, TILE_OVERLAP_MM, margin + TILE_BAND_MM, landscape)
+            grid = tile_grid(*component.size_mm, paper, OVERLAP_MM, margin + TILE_BAND_MM, landscape)
         except ValueError:
             return None
         for row in range(grid.rows):
@@ -191,10 +190,16 @@ def _pack(kinds: Sequence[Kind], tiled: Sequence[Tiled], paper: Paper, style: Cu
     for sheet in sheets + tiles:
         centre_loose(sheet)
         grow_backs(sheet, kinds)
+    return Packing(landscape, sheets + tiles, grids, _loose_counts(sheets + tiles))
+
+
+def _loose_counts(sheets: Sequence[Sheet]) -> dict[int, int]:
+    """kind -> its pieces cut along their own line, as finally placed (rebalancing may have
+    moved a grid's piece into free space)."""
     counts: dict[int, int] = {}
-    for ki, _ in loose:
-        counts[ki] = counts.get(ki, 0) + 1
-    return Packing(landscape, sheets + tiles, grids, counts)
+    for piece in (p for s in sheets for p in s.pieces if p.loose):
+        counts[piece.kind] = counts.get(piece.kind, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def grid_sheet(layout: SheetLayout, kind: int, slots: Sequence[int]) -> Sheet:
@@ -394,7 +399,6 @@ def pack_cells(kinds: Sequence[Kind], layout: SheetLayout, card: int) -> Packing
     per = layout.cols * layout.rows
     slots = kinds[card].slots
     sheets = [grid_sheet(layout, card, slots[i:i + per]) for i in range(0, len(slots), per)]
-    counts: dict[int, int] = {}
     order = sorted((k for k in range(len(kinds)) if k != card),
                    key=lambda k: -kinds[k].spec.trim_w_mm * kinds[k].spec.trim_h_mm)
     for ki in order:
@@ -404,9 +408,8 @@ def pack_cells(kinds: Sequence[Kind], layout: SheetLayout, card: int) -> Packing
                 if not place_loose(sheets[-1], kinds[ki].spec, ki, slot):
                     raise ValueError(f"a {kinds[ki].spec.trim_w_mm:g} x {kinds[ki].spec.trim_h_mm:g} mm piece "
                                      "does not fit a cell of the cutter's grid")
-            counts[ki] = counts.get(ki, 0) + 1
     _rebalance(sheets, kinds, layout.page_w, layout.page_h, layout.spec.margin_mm)
     for sheet in sheets:
         centre_loose(sheet)
         grow_backs(sheet, kinds)
-    return Packing(layout.landscape, sheets, {card: layout} if slots else {}, counts)
+    return Packing(layout.landscape, sheets, {card: layout} if slots else {}, _loose_counts(sheets))

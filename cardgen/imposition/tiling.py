@@ -25,6 +25,7 @@ from .marks import ALIGN_LEN_MM, MARK_LEN_MM, align_marks, crop_marks
 from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 BAND_MM = MARK_GAP_MM + ALIGN_LEN_MM  # room for the triangles (and the page text) beyond a region
+OVERLAP_MM = 4.0  # neighbouring tiles overlap by this: enough to tape over
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def tile_grid(comp_w: float, comp_h: float, paper: Paper, overlap: float, margin
     return TileGrid(pw, ph, landscape, cols, rows, tile_w, tile_h, overlap)
 
 
-def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, title: str = "",
+def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = OVERLAP_MM, title: str = "",
          font_path: Path | None = None, bleed_mm: float = 0.0, margin_mm: float = 5.0,
          gettext: Callable[[str], str] = str) -> ImposedSheets:
     """Split the one-page PDF `component` over pages of `paper` (see module docstring).
