@@ -103,13 +103,22 @@ def test_validator_findings_are_listed_with_their_place(notes):
     assert "cardgen validate finds no errors and no warnings in this version." in clean
 
 
-def test_open_questions_are_the_rulebooks_boxes(notes):
-    _, _, text = notes[("knightfall", "1")]
+def test_the_rules_the_seed_leaves_open_are_the_designers(notes):
+    """The players' rulebook prints one answer as a rule; the notes ask the question and give the
+    version's answer and every other answer the data offers."""
+    snapshot, _, text = notes[("knightfall", "1")]
     body = _body(text)
-    asked = body[body.index("Open questions"):body.index("Check results")]
-    for title in ("both defend", "a troop of 10 or of 8?", "linked cards and reversed battles"):
-        assert title in asked
-    assert "(rulebook: Your troop)" in asked
+    asked = body[body.index("Rules the design leaves open"):body.index("Open questions")]
+    specs = snapshot.game.rule_specs
+    for key in ("both_defend", "strong_weak_display", "linked_cards", "reversed_battle"):
+        spec = specs[key]
+        assert spec.open_question in asked, key
+        chosen = snapshot.rules[key]
+        assert f"This version: {chosen}: {spec.values[chosen]}" in asked, key
+        for value, sentence in spec.values.items():
+            if value != chosen:
+                assert f"Other answer: {value}: {sentence}" in asked, (key, value)
+    assert "None: the rulebook answers everything it asks." in body
 
 
 def test_open_questions_are_read_from_the_rulebook_html():
@@ -147,5 +156,5 @@ def test_a_translation_with_a_line_missing_is_one_error_line(cli, project_copy):
     assert result.code in (1, 2)
     lines = [line for line in (result.out + result.err).splitlines() if line.strip()]
     assert len(lines) == 1, lines
-    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 line\(s\) but "
+    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 lines but "
                     r"feedback\.positive has 3", lines[0])

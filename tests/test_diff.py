@@ -162,7 +162,8 @@ def test_json_is_stable_and_sorted(cli):
     assert [r["change"] for r in katana["effects"]] == ["changed", "added"]
     assert katana["effects"][1]["new"] == {"when": "elvish", "do": "points", "amount": 2}
     assert set(data) == {"game", "name", "old", "new", "identical", "rules", "style", "symbols", "cards",
-                         "counts", "reprint", "notes"}
+                         "counts", "claims", "reprint", "notes"}
+    assert data["claims"] == []  # 3 inherits 2's claims unchanged
 
 
 def test_markdown_reads_as_release_notes(kb):
@@ -230,7 +231,7 @@ def test_update_pack_prints_only_changed_cards(kb, cli, tmp_path, monkeypatch):
     printed = sum(c.count for c in snaps["3"].cards if c.id in changed)
     pages = len(PdfReader(tmp_path / "update-sheets-a4-duplex.pdf").pages)
     assert pages == 2 * math.ceil(printed / 9)  # 3 x 3 poker cards a page, each front with its back page
-    assert f"{len(changed)} new or changed card(s)" in result.out
+    assert f"{len(changed)} new or changed card{'' if len(changed) == 1 else 's'}: " in result.out
     nothing = cli("build", "--version", "3.1", "--only-changed-since", "3", "--paper", "a4", "--no-png",
                   "--out", str(tmp_path / "none"))
     assert nothing.code == 0 and not (tmp_path / "none" / "update-sheets-a4-duplex.pdf").exists()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BuildError
+from ..words import counted
 from .furniture import DUPLEX, NOTICE, NOTICE_SHORT, ONE_SIDED, SCALE_TEXT, SHEET, SIDES, Item, NoRoom, place
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect, SheetSpec, Slot
 from .layout import FORGIVING, SheetLayout
@@ -287,7 +288,7 @@ def summary(packing: Packing, kinds: list[Kind], tiled: list[Tiled]) -> list[str
                      f"({loose_bleed(spec):.1f} mm bleed all round)")
     mixed = sum(1 for s in packing.sheets if s.layout is None and s.tile is None)
     if mixed:
-        lines.append(f"{mixed} sheet(s) of pieces of several sizes, each cut along its own line")
+        lines.append(f"{counted(mixed, 'sheet')} of pieces of several sizes, each cut along its own line")
     tiles: dict[tuple[str, int, int], int] = {}
     for ti, component in enumerate(tiled):
         spot = next(s.tile for s in packing.sheets if s.tile is not None and s.tile.tiled == ti)

@@ -43,7 +43,7 @@ from .layout import SheetLayout, grid_for
 from .pack import loose_bleed
 from .presets import CUT_STYLES, CUTTERS, CutStyle
 
-CODE_VERSION = "sheets-3"  # bump when the sheet layout code changes what it draws
+CODE_VERSION = "sheets-4"  # bump when the sheet layout code changes what it draws
 
 
 @dataclass
@@ -79,7 +79,11 @@ def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, Fac
         front = files[rendered.faces[piece.id].key].pdf
         back_face = rendered.backs.get(ctype.deck)
         back = files[back_face.key].pdf if back_face else None
-        groups[key].slots += [Slot(front, back, piece.id)] * piece.count
+        # the label is printed in a tiled component's footer: the card's name in the build's
+        # language, numbered when several copies are tiled (two camp maps: "1/2", "2/2")
+        numbered = groups[key].tiled and piece.count > 1
+        groups[key].slots += [Slot(front, back, f"{piece.name} {n}/{piece.count}" if numbered else piece.name)
+                              for n in range(1, piece.count + 1)]
     return [g for g in groups.values() if g.slots]
 
 
@@ -142,7 +146,7 @@ class _Sheets:
 
     @staticmethod
     def _slots(groups: list[Group]) -> list:
-        return [(g.label, g.spec, g.tiled, g.radius_mm, [(s.front.name, s.back.name if s.back else None)
+        return [(g.label, g.spec, g.tiled, g.radius_mm, [(s.front.name, s.back.name if s.back else None, s.label)
                                                         for s in g.slots]) for g in groups]
 
     def home(self, paper_name: str, mode: str, groups: list[Group], prefix: str) -> Output:

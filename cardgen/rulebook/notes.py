@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
+from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.versions import resolve
@@ -122,13 +123,7 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     started = time.perf_counter()
     if rulebook is None:
         rulebook = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[options.papers[0]]).html
-    extra = {
-        "rulebook_questions": open_questions(rulebook),
-        "findings": finding_rows(project, findings),
-        "diff": previous_diff(project, snapshot),
-        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
-        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
-    }
+    extra = notes_values(project, snapshot, findings, rulebook)
     templates = _stylesheets_digest(project, snapshot)
     fonts = fonts_digest(project.fonts_dir)
     for paper in options.papers:
@@ -144,8 +139,27 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     return pending
 
 
+def notes_values(project: Project, snapshot: Snapshot, findings: list[Finding], rulebook: str) -> dict:
+    """What the notes' template reads besides the rulebook helpers; `rulebook`: the players'
+    rulebook HTML, for its open questions."""
+    return {
+        "rulebook_questions": open_questions(rulebook),
+        "findings": finding_rows(project, findings),
+        "diff": previous_diff(project, snapshot),
+        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
+        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
+    }
+
+
+def has_notes(project: Project, snapshot: Snapshot) -> bool:
+    """A game with a rulebook gets the notes (from the first notes.html.j2 `_has_template` finds)."""
+    return bool(snapshot.game.file.rulebook) and _has_template(project, snapshot)
+
+
 def _has_template(project: Project, snapshot: Snapshot) -> bool:
-    return any((project.templates_dir / folder / TEMPLATE).is_file() for folder in (snapshot.game.id, "common"))
+    """The game's own notes template, the project's common one, or cardgen's built-in one."""
+    return any((folder / TEMPLATE).is_file()
+               for folder in (project.templates_dir / snapshot.game.id, project.templates_dir / "common", TEMPLATES_DIR))
 
 
 def _stylesheets_digest(project: Project, snapshot: Snapshot) -> str:
