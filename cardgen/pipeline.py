@@ -125,8 +125,7 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         if rulebooks is not None and options.notes:
             from .rulebook.notes import start_notes
 
-            notes = start_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest, workers,
-                                rulebooks.html.get(options.papers[0]))
+            notes = start_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest, workers)
         if rulebooks is not None and options.booklet:
             from .rulebook.booklet import start_booklets
 

@@ -480,15 +480,15 @@ def test_open_table_rules_are_the_versions_values_or_a_stated_reading():
     snap31, snap1 = snapshot("3.1"), snapshot("1")
     assert {k: TABLES["3.1"]["rules"][k] for k in OPEN} == {k: snap31.rules[k] for k in OPEN}
     assert not any("leaves it open" in a for a in TABLES["3.1"]["assumptions"])
-    # version 1 sets none of them: each reading is an assumption, in the sentence game.yml gives it
-    assert all(snap1.rules.get(k) is None for k in OPEN)
+    # version 1 answers them (the metals' order from version 2, where earliest-out overflow needs it):
+    # the engine plays the versions' values and states no reading of its own
     specs = snap1.game.rule_specs
-    for rule in OPEN:
-        value = TABLES["1"]["rules"][rule]
-        assert (f"{specs[rule].label}: the version leaves it open; played as '{value}': {specs[rule].values[value]}"
-                in TABLES["1"]["assumptions"])
-        assert value == specs[rule].default  # the reading is game.yml's, not the engine's
-    assert len(TABLES["1"]["assumptions"]) == len(OPEN)  # nothing else: the engine keeps no reading of its own
+    assert {k: snap1.rules.get(k) for k in OPEN} == {k: (None if k == "metal_order" else specs[k].default) for k in OPEN}
+    assert {k: TABLES["1"]["rules"][k] for k in OPEN if k != "metal_order"} == \
+        {k: snap1.rules[k] for k in OPEN if k != "metal_order"}
+    assert TABLES["1"]["rules"]["metal_order"] == specs["metal_order"].default  # played, never printed in V1
+    assert not any("leaves it open" in a and "metal_order" not in a and specs["metal_order"].label not in a
+                   for a in TABLES["1"]["assumptions"])
     # the readings of play are rules of the data too (and printed): set where the version can show
     # them; where it cannot (V1 has no hand limit and no end; from V2 no card bounces metal on)
     # the version leaves them open and the default is played without a line in the report

@@ -23,10 +23,10 @@ def document_findings(project: Project, snapshot: Snapshot, rendered: RenderedSe
     if not template or not has_rulebook_words(snapshot):
         return []  # the build lays out no rulebook either
     try:
-        html = {paper: rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper]).html
-                for paper in PAPER_NAMES}
+        for paper in PAPER_NAMES:
+            rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
         if has_notes(project, snapshot):
-            extra = notes_values(project, snapshot, findings, html[PAPER_NAMES[0]])
+            extra = notes_values(project, snapshot, findings)
             for paper in PAPER_NAMES:
                 rulebook_html(project, snapshot, rendered, NOTES_TEMPLATE, PAPER_SIZES[paper], extra=extra)
     except CardgenError as exc:
