@@ -33,6 +33,21 @@ PAPER_SIZES: dict[str, Paper] = {
     "letter": Paper("Letter", 215.9, 279.4),
 }
 PAPER_NAMES: tuple[str, ...] = tuple(PAPER_SIZES)  # what `--paper both` builds, in this order
+PRINT_MODES: tuple[str, ...] = ("duplex", "onesided")
+CUTTER_NAMES: tuple[str, ...] = ("silhouette", "cricut")  # `build --cutter` (imposition.presets.CUTTERS)
+
+
+# The names of the print files, in one place: the stage that writes them and the one that removes
+# a file an earlier build wrote and this one does not both ask here.
+def sheets_name(paper: str, mode: str, cutter: str | None = None, prefix: str = "") -> str:
+    """`sheets-a4-duplex.pdf`; for a cutting machine `sheets-a4-duplex-silhouette.pdf`;
+    `prefix` is "update-" for an update pack."""
+    return f"{prefix}sheets-{paper}-{mode}{'-' + cutter if cutter else ''}.pdf"
+
+
+def cutlines_name(paper: str, cutter: str, prefix: str = "") -> str:
+    """The cutting machine's cut file of a paper's cutter sheets: `cutlines-a4-silhouette.svg`."""
+    return f"{prefix}cutlines-{paper}-{cutter}.svg"
 
 
 @dataclass
@@ -50,6 +65,8 @@ class BuildOptions:
     booklet: bool = False  # the rulebook also as an A5 / half-Letter booklet, two up
     sheets: bool = True
     back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
+    cuts: str = "forgiving"  # the home sheets' cut style (imposition.presets.CUT_STYLES)
+    cutter: str | None = None  # also sheets and a cut file for this cutting machine (CUTTER_NAMES)
     strict: bool = False  # warnings stop the build too (CI of a game project)
     force: bool = False  # --force: replace outputs the user edited since cardgen wrote them
 

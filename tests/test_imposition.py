@@ -22,13 +22,14 @@ from PIL import Image, ImageChops, ImageOps
 from pypdf import PdfReader
 
 from cardgen.errors import BuildError
-from cardgen.imposition import PAPER_SIZES, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile
+from cardgen.imposition import CUT_STYLES, PAPER_SIZES, Paper, Rect, SheetSpec, Slot, grid_for, impose, layout_for, tile
 from cardgen.imposition.layout import fit_axis
 from cardgen.imposition.marks import mark_bounds
 from cardgen.units import mm_to_pt, pt_to_mm
 
 FONTS = Path(__file__).resolve().parents[1] / "fonts"
 POKER = SheetSpec(63, 88, bleed_mm=3)
+DENSE = CUT_STYLES["dense"]
 BLEED_RGB = (40, 60, 200)
 BACK_BLEED_RGB = (60, 60, 60)
 A4, LETTER = PAPER_SIZES["a4"], PAPER_SIZES["letter"]
@@ -124,12 +125,18 @@ def dark_run_centres(pixels: list[int], threshold: int = 160) -> list[float]:
 
 # ---------------------------------------------------------------- layout
 
-@pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
-def test_poker_is_3x3_centred_and_inside_margin(deck, tmp_path, paper):
-    assert grid_for(POKER, paper) == (3, 3)
-    result = impose(deck(9), POKER, paper, tmp_path / "out.pdf", duplex=False)
-    assert (result.cols, result.rows, result.per_page, result.landscape) == (3, 3, 9, False)
-    layout = layout_for(POKER, paper)
+@pytest.mark.parametrize("paper, style, grid", [(A4, None, (3, 3, False)), (LETTER, None, (4, 2, True)),
+                                                 (LETTER, DENSE, (3, 3, False))], ids=["a4", "letter", "letter-dense"])
+def test_poker_grid_is_centred_and_inside_margin(deck, tmp_path, paper, style, grid):
+    """Forgiving cuts keep 9-up on A4; on Letter three rows would keep 0.2 mm of outer bleed, so
+    the forgiving layout is 4 x 2 landscape and 3 x 3 stays as the dense option."""
+    kw = {"style": style} if style else {}
+    cols, rows, landscape = grid
+    assert grid_for(POKER, paper, **kw) == (cols, rows)
+    result = impose(deck(cols * rows), POKER, paper, tmp_path / "out.pdf", duplex=False, **kw)
+    assert (result.cols, result.rows, result.per_page, result.landscape) == (cols, rows, cols * rows, landscape)
+    layout = layout_for(POKER, paper, **kw)
+    paper = Paper(paper.name, result.page_w_mm, result.page_h_mm)
     trims = [p.rect for p in result.placements]
     left = min(r.x for r in trims)
     right = paper.width_mm - max(r.x1 for r in trims)
@@ -145,30 +152,52 @@ def test_poker_is_3x3_centred_and_inside_margin(deck, tmp_path, paper):
 
 def test_gutter_rule_values_for_poker():
     a4, letter = layout_for(POKER, A4), layout_for(POKER, LETTER)
-    # A4 width: 200 printable - 2 x 2.5 mm mark bands = 195 for 189 of trim: 6 mm is too little for
-    # outer bleed AND 1.5 mm of bleed in both gutters, so the columns are butted (shared cuts)
-    assert (a4.x.gutter, a4.x.outer_bleed, a4.x.mark) == pytest.approx((0.0, 1.5, 3.5))
+    # A4 width: 200 printable - 2 x 2.5 mm mark bands = 195 for 189 of trim: the 6 mm left give
+    # every cut 1 mm of bleed (outer edges and both sides of two 2 mm gutters), marks at 2 mm
+    assert (a4.x.gutter, a4.x.outer_bleed, a4.x.mark) == pytest.approx((2.0, 1.0, 2.0))
     assert (a4.y.gutter, a4.y.outer_bleed, a4.y.mark) == pytest.approx((4.0, 3.0, 4.0))  # 287 printable
+    # Letter, forgiving: three rows of 88 leave 0.4 mm for two outer bleeds, so the page turns
+    # landscape, 4 x 2, with 1.5 mm of bleed at every cut or more
+    assert letter.landscape and (letter.cols, letter.rows) == (4, 2)
     assert (letter.x.gutter, letter.x.outer_bleed) == pytest.approx((3.0, 1.5))
-    # Letter height: 269.4 printable - 5 for the marks = 264.4 for 264 of trim: butted rows
-    assert (letter.y.gutter, letter.y.outer_bleed, letter.y.mark) == pytest.approx((0.0, 0.2, 2.0))
+    assert (letter.y.gutter, letter.y.outer_bleed) == pytest.approx((6.0, 3.0))
+    # the dense style keeps the old layouts: butted columns on A4, butted rows and 0.2 mm on Letter
+    a4_dense, letter_dense = layout_for(POKER, A4, DENSE), layout_for(POKER, LETTER, DENSE)
+    assert (a4_dense.x.gutter, a4_dense.x.outer_bleed, a4_dense.x.mark) == pytest.approx((0.0, 1.5, 3.5))
+    assert (letter_dense.x.gutter, letter_dense.x.outer_bleed) == pytest.approx((3.0, 1.5))
+    assert (letter_dense.y.gutter, letter_dense.y.outer_bleed, letter_dense.y.mark) == pytest.approx((0.0, 0.2, 2.0))
+    assert min(a4.x.least_bleed, a4.y.least_bleed) == pytest.approx(1.0)
+    assert letter_dense.y.least_bleed == 0.0  # butted rows: neighbours share a cut
     # bleed kept towards a neighbour is half the gutter, none where the cut is shared
     clip, trim = a4.clip_rect(1, 1), a4.trim_rect(1, 1)
-    assert trim.x - clip.x == pytest.approx(0.0)
+    assert trim.x - clip.x == pytest.approx(1.0)
     assert trim.y - clip.y == pytest.approx(2.0)
+    dense_clip, dense_trim = a4_dense.clip_rect(1, 1), a4_dense.trim_rect(1, 1)
+    assert dense_trim.x - dense_clip.x == pytest.approx(0.0)
 
 
-def test_gutter_is_all_or_nothing_and_never_costs_a_column():
-    exact = fit_axis(page_len=205, margin=5, trim=38, bleed=3)  # 5 x 38 = 190 of 195 - 5 for marks
+def test_forgiving_cuts_cost_a_column_where_dense_ones_would_share_cuts():
+    # 5 x 38 = 190 of 195 - 5 for marks: dense butts them, forgiving keeps 1 mm at every cut (4 fit)
+    exact = fit_axis(page_len=205, margin=5, trim=38, bleed=3, style=DENSE)
     assert (exact.count, exact.gutter, exact.outer_bleed, exact.mark, exact.start) == (5, 0.0, 0.0, 2.0, 7.5)
+    kept = fit_axis(page_len=205, margin=5, trim=38, bleed=3)
+    assert kept.count == 4 and kept.least_bleed >= 1.0 and (kept.gutter, kept.outer_bleed) == (6.0, 3.0)
     roomy = fit_axis(page_len=297, margin=5, trim=88, bleed=3)
     assert (roomy.count, roomy.gutter, roomy.outer_bleed, roomy.mark, roomy.start) == (3, 4.0, 3.0, 4.0, 12.5)
-    # round pieces cannot share a cut: they always keep 1.5 mm of bleed all round
-    coins = fit_axis(page_len=210, margin=5, trim=30, bleed=3, band=0.0, shared_cuts=False)
-    assert (coins.count, coins.gutter, coins.outer_bleed) == pytest.approx((6, 3.0, 2.5))
+    # dense gutters are all or nothing: never 1.5 mm of bleed on some cuts and 0 on others
+    tight = fit_axis(page_len=210, margin=5, trim=63, bleed=3, style=DENSE)
+    assert (tight.count, tight.gutter) == (3, 0.0)
+    # round pieces cannot share a cut: they keep bleed all round in either style
+    for style in (CUT_STYLES["forgiving"], DENSE):
+        coins = fit_axis(page_len=210, margin=5, trim=30, bleed=3, band=0.0, shared_cuts=False, style=style)
+        assert (coins.count, coins.gutter, coins.outer_bleed) == pytest.approx((6, 3.0, 2.5))
+    # a compact axis starts at the margin with the least spacing and leaves the rest free
+    compact = fit_axis(page_len=297, margin=5, trim=250, bleed=3, compact=True)
+    assert (compact.count, compact.outer_bleed, compact.mark, compact.start) == (1, 1.0, 2.0, 8.5)
 
 
 def test_landscape_only_when_it_holds_more():
+    """The page orientation of a grid alone (`layout_for`); a print file picks one for all its pieces."""
     mini = SheetSpec(41, 63, bleed_mm=3)  # portrait A4: 4 x 4 = 16; landscape: 6 x 3 = 18
     layout = layout_for(mini, A4)
     assert layout.landscape and (layout.page_w, layout.page_h) == (297.0, 210.0)
@@ -191,16 +220,17 @@ def test_bleed_never_paints_a_neighbours_trim(deck, tmp_path, paper):
     result = impose(deck(9), spec, paper, tmp_path / "out.pdf", duplex=False)
     dpi = 150
     img = render(result.path, 0, dpi)
+    page_h = result.page_h_mm
     bleed = colour_mask(img, BLEED_RGB)
     for p in result.placements:
-        left, top, right, bottom = px_box(p.rect, paper.height_mm, dpi)
+        left, top, right, bottom = px_box(p.rect, page_h, dpi)
         inside = bleed.crop((math.ceil(left) + 1, math.ceil(top) + 1, math.floor(right) - 1, math.floor(bottom) - 1))
         assert inside.getbbox() is None, f"bleed painted inside trim of slot {p.slot}"
-    if layout_for(spec, paper).x.gutter > 0:  # the gutter itself is bleed, not paper
+    if layout_for(spec, paper).x.gutter > 0:  # every column keeps bleed now  # the gutter itself is bleed, not paper
         first, second = result.placements[0].rect, result.placements[1].rect
         k = dpi / 25.4
         x = (first.x1 + second.x) / 2 * k
-        y = (paper.height_mm - (first.y + first.h / 2)) * k
+        y = (page_h - (first.y + first.h / 2)) * k
         assert bleed.getpixel((int(x), int(y))) == 255
 
 
@@ -279,27 +309,28 @@ def test_recorded_marks_are_what_the_content_stream_draws(deck, tmp_path):
 @pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
 def test_crop_marks_measure_63_by_88_at_600_dpi(deck, tmp_path, paper):
     # the second sheet: no notice or scale bar above its grid
-    result = impose(deck(10), POKER, paper, tmp_path / "out.pdf", duplex=False)
     layout = layout_for(POKER, paper)
+    result = impose(deck(layout.cols * layout.rows + 1), POKER, paper, tmp_path / "out.pdf", duplex=False)
+    page_w, page_h = result.page_w_mm, result.page_h_mm
     art = layout.art_extent()
     dpi, k = 600, 600 / 25.4
     cards = [p.rect for p in result.placements if p.page == 1]
     # a horizontal strip through the top band, 1.5 mm above the art: vertical marks
-    y = int((paper.height_mm - art.y1 - 1.5) * k)
-    strip = render(result.path, 1, dpi, (0, y, int(paper.width_mm * k), 1)).convert("L")
+    y = int((page_h - art.y1 - 1.5) * k)
+    strip = render(result.path, 1, dpi, (0, y, int(page_w * k), 1)).convert("L")
     xs = [px / k for px in dark_run_centres(list(strip.tobytes()))]
-    assert len(xs) == len(layout.cut_xs())  # 4 on A4 (butted), 6 on Letter (gutters)
-    for c in range(3):  # every column's cuts are 63.0 mm apart
+    assert len(xs) == len(layout.cut_xs())  # 6 on A4 (3 x 3), 8 on Letter (4 x 2): two cuts a column
+    for c in range(layout.cols):  # every column's cuts are 63.0 mm apart
         left = min(xs, key=lambda x: abs(x - layout.trim_rect(c, 0).x))
         right = min(xs, key=lambda x: abs(x - layout.trim_rect(c, 0).x1))
         assert right - left == pytest.approx(63.0, abs=0.1)
     assert xs[0] == pytest.approx(cards[0].x, abs=0.1)
     # a vertical strip through the left band: horizontal marks
     x = int((art.x - 1.5) * k)
-    strip = render(result.path, 1, dpi, (x, 0, 1, int(paper.height_mm * k))).convert("L")
-    ys = [paper.height_mm - px / k for px in dark_run_centres(list(strip.tobytes()))]
+    strip = render(result.path, 1, dpi, (x, 0, 1, int(page_h * k))).convert("L")
+    ys = [page_h - px / k for px in dark_run_centres(list(strip.tobytes()))]
     assert len(ys) == len(layout.cut_ys())
-    for r in range(3):
+    for r in range(layout.rows):
         top = min(ys, key=lambda y: abs(y - layout.trim_rect(0, r).y1))
         bottom = min(ys, key=lambda y: abs(y - layout.trim_rect(0, r).y))
         assert top - bottom == pytest.approx(88.0, abs=0.1)
@@ -328,14 +359,19 @@ def test_circle_pieces_get_a_cut_circle_instead_of_crop_marks(tmp_path):
 
 @pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
 def test_duplex_backs_sit_exactly_behind_their_fronts(deck, tmp_path, paper):
-    n, dpi = 9, 150
+    layout = layout_for(POKER, paper)
+    n, dpi = layout.cols * layout.rows, 150
     slots = deck(n, no_back={4})
     result = impose(slots, POKER, paper, tmp_path / "out.pdf")
     assert result.pages == 2
+    page_h = result.page_h_mm
     front_img = render(result.path, 0, dpi)
-    back_img = ImageOps.mirror(render(result.path, 1, dpi))  # what you see holding it to the light
+    # what you see holding it to the light: a long-edge flip turns a portrait page left-right,
+    # a landscape one top-bottom
+    turn = ImageOps.flip if result.landscape else ImageOps.mirror
+    back_img = turn(render(result.path, 1, dpi))
     for i in range(n):
-        expected = px_box(result.placements[i].rect, paper.height_mm, dpi)
+        expected = px_box(result.placements[i].rect, page_h, dpi)
         front_box = colour_mask(front_img, hue(i, n)).getbbox()
         assert front_box == pytest.approx(expected, abs=1.5)
         back_box = colour_mask(back_img, hue(i, n, 0.5, 0.6)).getbbox()
@@ -343,8 +379,8 @@ def test_duplex_backs_sit_exactly_behind_their_fronts(deck, tmp_path, paper):
             assert back_box is None
             continue
         assert back_box == pytest.approx(front_box, abs=1)
-    blank = px_box(result.placements[4].rect, paper.height_mm, dpi)  # slot 4's back cell is the mirrored centre
-    inset = (2, 2, -2, -2)  # butted neighbours paint right up to the shared cut
+    blank = px_box(result.placements[4].rect, page_h, dpi)  # slot 4's cell, seen from the back
+    inset = (2, 2, -2, -2)  # neighbours' bleed reaches up to 1 mm from the cut
     cell = back_img.crop(tuple(int(v) + d for v, d in zip(blank, inset))).convert("L")
     assert cell.getextrema() == (255, 255)
 
@@ -391,12 +427,15 @@ def test_pages_fill_row_by_row(tmp_path, duplex, pages):
     assert len(PdfReader(result.path).pages) == pages
     fronts = [p for p in result.placements if p.side == "front"]
     step = 2 if duplex else 1
-    assert [p.page for p in fronts] == [step * (i // 9) for i in range(20)]
+    # 9 + 9 + 2 would leave the last sheet 18 % used: it takes a card from the one before, so
+    # no sheet is used less than a quarter (3 cards: 27 %)
+    assert [p.page for p in fronts] == [0] * 9 + [step] * 8 + [2 * step] * 3
+    assert min(result.used) >= 0.25 and result.used[2] == pytest.approx(3 * 63 * 88 / (210 * 297))
     assert [p.slot for p in fronts] == list(range(20))
     first_page = fronts[:9]
     assert [round(p.x_mm, 3) for p in first_page[:3]] == sorted(round(p.x_mm, 3) for p in first_page[:3])
     assert first_page[0].y_mm == first_page[2].y_mm > first_page[3].y_mm > first_page[6].y_mm
-    assert len([p for p in fronts if p.page == step * 2]) == 2  # last sheet partly filled
+    assert len([p for p in fronts if p.page == step * 2]) == 3  # last sheet partly filled
 
 
 @pytest.mark.parametrize("paper, size_pt", [(A4, (595.28, 841.89)), (LETTER, (612.0, 792.0))],
@@ -407,7 +446,7 @@ def test_page_size_is_exact(deck, tmp_path, paper, size_pt):
         for page in pdf.pages:
             x0, y0, x1, y1 = (float(v) for v in page.mediabox)
             assert (x0, y0) == (0, 0)
-            assert (x1, y1) == pytest.approx(size_pt, abs=0.005)
+            assert sorted((x1, y1)) == pytest.approx(size_pt, abs=0.005)  # portrait or landscape
 
 
 def test_footer_text_is_set_in_an_embedded_font(deck, tmp_path):
@@ -467,7 +506,7 @@ def test_page_text_that_fits_nowhere_is_one_line_naming_paper_and_layout(deck, t
     with pytest.raises(BuildError) as caught:
         impose(deck(3, spec=spec), spec, LETTER, tmp_path / "out.pdf", font_path=FONTS / "AlegreyaSans-Regular.ttf")
     message = str(caught.value)
-    assert message.startswith("Letter print sheet 1, front: 20 x 20 mm pieces 10 x 13 a sheet leave no room for "
+    assert message.startswith("Letter print sheet 1, front: 20 x 20 mm pieces 9 x 12 a sheet leave no room for "
                               "'50 mm' between the 5 mm margin and the pieces")
     assert "\n" not in message and not (tmp_path / "out.pdf").exists()
 
@@ -475,6 +514,94 @@ def test_page_text_that_fits_nowhere_is_one_line_naming_paper_and_layout(deck, t
 def test_missing_font_is_an_error(deck, tmp_path):
     with pytest.raises(ValueError, match="nope.ttf"):
         impose(deck(1), POKER, A4, tmp_path / "out.pdf", font_path=tmp_path / "nope.ttf")
+
+
+# ---------------------------------------------------------------- packing: free space, a quarter, one orientation
+
+def _cut_lines(result, page):
+    """The x of every vertical and the y of every horizontal crop mark on a page."""
+    crops = [m for m in result.marks if m.page == page and m.kind == "crop"]
+    return ({round(m.x0, 4) for m in crops if m.x0 == m.x1}, {round(m.y0, 4) for m in crops if m.y0 == m.y1})
+
+
+def _placed_forms(page: pikepdf.Page) -> list[tuple[float, float, float, float]]:
+    """(x, y, w, h) in mm of every Form XObject a page draws, from the `cm` before each `Do`."""
+    placed, matrix = [], None
+    for operands, op in pikepdf.parse_content_stream(page):
+        if str(op) == "cm":
+            matrix = [float(v) for v in operands]
+        elif str(op) == "Do":
+            x0, y0, x1, y1 = (float(v) for v in page.obj.Resources.XObject[operands[0]].BBox)
+            assert matrix is not None and matrix[:4] == [1, 0, 0, 1]
+            placed.append((pt_to_mm(matrix[4] + x0), pt_to_mm(matrix[5] + y0), pt_to_mm(x1 - x0), pt_to_mm(y1 - y0)))
+    return placed
+
+
+def test_four_coins_share_a_sheet_and_no_sheet_is_under_a_quarter(tmp_path):
+    """52 jumbo cards fill 13 A4 sheets exactly; 4 coins alone would use a 14th sheet at 8 %.
+    The coins go loose (with their cut circles) onto a sheet that takes a jumbo card from the
+    sheet before, so every sheet is used at least a quarter."""
+    jumbo = SheetSpec(88, 126, bleed_mm=3)
+    coin = SheetSpec(40, 40, bleed_mm=3, shape="circle")
+    card = make_card(tmp_path / "jumbo.pdf", (200, 40, 40), w=88, h=126)
+    back = make_card(tmp_path / "jumbo-back.pdf", (40, 40, 40), w=88, h=126)
+    face = make_card(tmp_path / "coin.pdf", (230, 200, 40), w=40, h=40)
+    coin_back = make_card(tmp_path / "coin-back.pdf", (90, 90, 90), w=40, h=40)
+    from cardgen.imposition import PieceGroup, impose_groups
+
+    result = impose_groups([PieceGroup(jumbo, [Slot(card, back)] * 52), PieceGroup(coin, [Slot(face, coin_back)] * 4)],
+                           A4, tmp_path / "out.pdf")
+    assert result.pages == 28 and len(result.used) == 14
+    assert min(result.used) >= 0.25, result.used
+    last = 26  # the 14th sheet's front
+    on_last = [p for p in result.placements if p.page == last]
+    assert sorted(round(p.w_mm) for p in on_last) == [40, 40, 40, 40, 88]
+    circles = [m for m in result.marks if m.page == last and m.kind == "circle"]
+    assert len(circles) == 4  # each coin carries its cut line
+    for p in on_last:  # every piece keeps 1 mm or more of bleed from its neighbours: never overlapping
+        for q in on_last:
+            if p is not q:
+                assert not p.rect.expanded(1, 1, 1, 1).intersects(q.rect.expanded(1, 1, 1, 1))
+    with pikepdf.open(result.path) as pdf:
+        assert len({tuple(float(v) for v in page.mediabox) for page in pdf.pages}) == 1
+
+
+def test_small_pieces_beside_a_landscape_board_and_one_orientation_for_the_file(tmp_path):
+    """A 250 x 180 mm board only fits A4 landscape, so the whole file is landscape, its tiles
+    too; the 16 mm tokens fill the strip beside the board (laid out from the left margin) and
+    never cross one of its cut lines."""
+    from cardgen.imposition import PieceGroup, TiledComponent, impose_groups
+
+    board = SheetSpec(250, 180, bleed_mm=3)
+    token = SheetSpec(16, 16, bleed_mm=3)
+    board_pdf = make_card(tmp_path / "board.pdf", (200, 180, 120), w=250, h=180)
+    token_pdf = make_card(tmp_path / "token.pdf", (60, 60, 60), w=16, h=16)
+    big = _map(tmp_path, 466, 342, bleed=3)
+    result = impose_groups([PieceGroup(board, [Slot(board_pdf, None)] * 2), PieceGroup(token, [Slot(token_pdf, None)] * 18)],
+                           A4, tmp_path / "out.pdf", duplex=False, tiled=[TiledComponent(Slot(big, None), 3.0, "map")])
+    assert result.landscape and result.pages == 2 + 4  # two boards, the map on 2 x 2 landscape tiles
+    with pikepdf.open(result.path) as pdf:
+        assert {tuple(round(float(v), 2) for v in page.mediabox) for page in pdf.pages} == {
+            (0, 0, round(mm_to_pt(297), 2), round(mm_to_pt(210), 2))}
+    tokens = [p for p in result.placements if round(p.w_mm) == 16]
+    assert len(tokens) == 18 and result.pages == 6  # all in free space: no sheet of their own
+    for page in {p.page for p in tokens}:
+        xs, ys = _cut_lines(result, page)
+        for t in (p for p in tokens if p.page == page):
+            clip = t.rect.expanded(1, 1, 1, 1)
+            assert not any(clip.x < x < clip.x1 for x in xs) and not any(clip.y < y < clip.y1 for y in ys)
+            assert clip.x >= 5 and clip.x1 <= 297 - 5 and clip.y >= 5 and clip.y1 <= 210 - 5
+    boards = [p for p in result.placements if round(p.w_mm) == 250]
+    assert all(p.x_mm == pytest.approx(5 + 2.5 + 1) for p in boards)  # compact: the strip is on the right
+    assert min(result.used) >= 0.25
+
+
+def test_dense_cuts_keep_the_old_butted_layout(deck, tmp_path):
+    forgiving = impose(deck(9), POKER, LETTER, tmp_path / "f.pdf", duplex=False)
+    dense = impose(deck(9), POKER, LETTER, tmp_path / "d.pdf", duplex=False, style=DENSE)
+    assert (forgiving.pages, forgiving.landscape, forgiving.least_bleed) == (2, True, 1.5)
+    assert (dense.pages, dense.landscape, dense.least_bleed) == (1, False, 0.0)
+    assert any("rows butted (shared cuts)" in line for line in dense.layouts)
 
 
 # ---------------------------------------------------------------- determinism, atomicity
@@ -636,3 +763,125 @@ def test_small_component_is_one_centred_page_with_crop_marks(tmp_path):
     ys = sorted({m.y0 for m in crops if m.y0 == m.y1})
     assert xs[1] - xs[0] == pytest.approx(144) and ys[1] - ys[0] == pytest.approx(94)
     assert xs[0] == pytest.approx(p.x_mm + 3)
+
+
+# ---------------------------------------------------------------- cutting machines
+
+def _svg_outlines(text: str) -> list[tuple[float, float, float, float, float]]:
+    """(x0, y0, x1, y1, corner radius) of every path in a cut SVG, in page mm from the
+    BOTTOM-left (the SVG's y runs down): read from the path data, not from cardgen's geometry."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(text)
+    assert root.get("width", "").endswith("mm") and root.get("height", "").endswith("mm")
+    page_h = float(root.get("height")[:-2])
+    assert root.get("viewBox") == f"0 0 {root.get('width')[:-2]} {root.get('height')[:-2]}"  # 1 unit = 1 mm
+    shapes = []
+    for path in root.iter("{http://www.w3.org/2000/svg}path"):
+        numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", path.get("d"))]
+        commands = re.findall(r"[MHVAZ]", path.get("d"))
+        assert commands == ["M", "H", "A", "V", "A", "H", "A", "V", "A", "Z"], commands
+        xs, ys, radii = [], [], []
+        i, x, y = 0, 0.0, 0.0
+        for c in commands:
+            if c == "M":
+                x, y = numbers[i], numbers[i + 1]
+                i += 2
+            elif c == "H":
+                x = numbers[i]
+                i += 1
+            elif c == "V":
+                y = numbers[i]
+                i += 1
+            elif c == "A":
+                radii.append(numbers[i])
+                x, y = numbers[i + 5], numbers[i + 6]
+                i += 7
+            if c != "Z":
+                xs.append(x)
+                ys.append(y)
+        shapes.append((min(xs), page_h - max(ys), max(xs), page_h - min(ys), radii[0]))
+    return shapes
+
+
+@pytest.mark.parametrize("name", ["silhouette", "cricut"])
+@pytest.mark.parametrize("paper", [A4, LETTER], ids=["a4", "letter"])
+def test_cutter_marks_lie_where_the_machine_reads_them_and_cards_keep_clear(tmp_path, name, paper):
+    from cardgen.imposition import CUTTERS
+    from cardgen.imposition.cutter import cut_area, cutter_layout, registration_marks
+
+    cutter = CUTTERS[name]
+    layout = cutter_layout(POKER, paper, cutter)
+    w, h = layout.page_w, layout.page_h
+    marks = registration_marks(0, cutter, w, h)
+    boxes = [mark_bounds(m) for m in marks]
+    for box in boxes:  # a home printer prints them: at least 5 mm inside the paper
+        assert box.x >= 5 and box.y >= 5 and box.x1 <= w - 5 and box.y1 <= h - 5
+    painted = layout.art_extent()
+    for box in boxes:
+        assert not painted.expanded(1, 1, 1, 1).intersects(box)  # the cards keep clear of every mark
+    if name == "silhouette":
+        # Silhouette Studio's three marks: a filled square at the top-left corner, an L at the
+        # top-right and one at the bottom-left; each mark's corner 10 mm in from both edges (on
+        # the middle of its 1 mm line), the L's arms 5 mm long
+        square, *arms = boxes
+        assert (square.w, square.h) == pytest.approx((5, 5))
+        assert (square.x + square.w / 2, square.y + square.h / 2) == pytest.approx((10, h - 10))
+        top_right, bottom_left = arms[:2], arms[2:]
+        for pair, corner in ((top_right, (w - 10, h - 10)), (bottom_left, (10, 10))):
+            x0, y0 = min(a.x for a in pair), min(a.y for a in pair)
+            x1, y1 = max(a.x1 for a in pair), max(a.y1 for a in pair)
+            assert (x1 - x0, y1 - y0) == pytest.approx((5.5, 5.5))  # 5 mm arms from the line's middle
+            assert all(min(a.w, a.h) == pytest.approx(1.0) for a in pair)
+            outer = (x1 - 0.5, y1 - 0.5) if corner[0] > w / 2 else (x0 + 0.5, y0 + 0.5)
+            assert outer == pytest.approx(corner)
+    else:
+        # Cricut's Print Then Cut: a black frame around the print area, which is at most
+        # 6.75 x 9.25 in (Cricut's help page), the cards inside it
+        area = cut_area(cutter, w, h)
+        assert sorted((area.w, area.h)) == pytest.approx(sorted((6.75 * 25.4, 9.25 * 25.4)))
+        outer_x0, outer_y0 = min(b.x for b in boxes), min(b.y for b in boxes)
+        outer_x1, outer_y1 = max(b.x1 for b in boxes), max(b.y1 for b in boxes)
+        assert len(boxes) == 4 and all(min(b.w, b.h) == pytest.approx(1.0) for b in boxes)
+        assert (outer_x0 + outer_x1) / 2 == pytest.approx(w / 2) and (outer_y0 + outer_y1) / 2 == pytest.approx(h / 2)
+        assert outer_x0 < painted.x and painted.x1 < outer_x1 and outer_y0 < painted.y and painted.y1 < outer_y1
+        assert area.x <= painted.x and painted.x1 <= area.x1 and area.y <= painted.y and painted.y1 <= area.y1
+
+
+@pytest.mark.parametrize("name", ["silhouette", "cricut"])
+def test_cut_file_outlines_coincide_with_the_cards_on_every_page(deck, tmp_path, name):
+    """The cutter sheets put every card in the same cells on every page, and the cut file's
+    outlines lie on those cards' trim within 0.1 mm (both read back: the PDF's content stream,
+    the SVG's path data)."""
+    from cardgen.imposition import CUTTERS
+    from cardgen.imposition.cutter import cut_svg, cutter_layout, registration_marks
+    from cardgen.imposition.impose import PieceGroup, impose_cells
+
+    cutter = CUTTERS[name]
+    layout = cutter_layout(POKER, A4, cutter)
+    per = layout.cols * layout.rows
+    token = SheetSpec(30, 30, bleed_mm=3, shape="circle")
+    tokens = [Slot(make_card(tmp_path / "t.pdf", (250, 120, 0), w=30, h=30), None)] * 3
+    result = impose_cells([PieceGroup(POKER, deck(per + 2)), PieceGroup(token, tokens)], layout, 0, A4,
+                          tmp_path / "cut.pdf", page_marks=lambda page: registration_marks(page, cutter, layout.page_w,
+                                                                                          layout.page_h))
+    outlines = _svg_outlines(cut_svg(layout, 3.0, "test"))
+    assert len(outlines) == per and {o[4] for o in outlines} == {3.0}
+    with pikepdf.open(result.path) as pdf:
+        for index in range(0, len(pdf.pages), 2):  # every front page, read from its content stream
+            cards = [f for f in _placed_forms(pdf.pages[index]) if round(f[2]) == 69]
+            assert cards, index
+            for x, y, _, _ in cards:  # the form includes 3 mm of bleed round the 63 x 88 trim
+                assert any(abs(x + 3 - o[0]) < 0.1 and abs(y + 3 - o[1]) < 0.1 and abs(x + 66 - o[2]) < 0.1
+                           and abs(y + 91 - o[3]) < 0.1 for o in outlines), (index, x, y)
+    fronts = [p for p in result.placements if p.side == "front" and round(p.w_mm) == 63]
+    assert len(fronts) == per + 2
+    for p in fronts:  # every card of every page on an outline
+        assert any(abs(p.x_mm - o[0]) < 0.1 and abs(p.y_mm - o[1]) < 0.1 and abs(p.x_mm + p.w_mm - o[2]) < 0.1
+                   and abs(p.y_mm + p.h_mm - o[3]) < 0.1 for o in outlines), p
+    # the tokens sit in the second page's empty cells, inside a cell's outline, with their own cut line
+    for t in (p for p in result.placements if p.side == "front" and round(p.w_mm) == 30):
+        assert any(o[0] + 1 <= t.x_mm and t.x_mm + 30 <= o[2] - 1 and o[1] + 1 <= t.y_mm and t.y_mm + 30 <= o[3] - 1
+                   for o in outlines)
+    assert len([m for m in result.marks if m.kind == "circle"]) == 3
+    assert not [m for m in result.marks if m.kind == "crop"]  # the machine cuts: no crop marks

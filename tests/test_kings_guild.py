@@ -405,3 +405,29 @@ def test_tts_text_is_english(tts):
     assert "Court Wizard" in names and "King's Statue" in names
     left = [w for w in ("Gilda", "Stanza", "Prendi", "Puoi", "monete", "Tesoro") if w in text]
     assert left == []
+
+
+def test_tokens_fill_the_boards_free_space_all_alike_on_landscape_pages(built):
+    """Issue 23: the 4 resource tokens that had an A4 sheet of their own (drawn with crop marks,
+    unlike the 76 in the Seals' cells) and the portrait pages among landscape ones. Now every
+    page of the one-sided file is landscape, the 80 tokens and 12 Seals sit beside the player
+    boards and the main board's tiles, each with its own cut line, and the file takes 10 sheets
+    (was 12)."""
+    import pikepdf
+    from test_printing import _is_outline, read_page
+
+    _, _, out = built["it"]
+    with pikepdf.open(out / "sheets-a4-onesided.pdf") as pdf:
+        assert len(pdf.pages) == 10
+        tokens = seals = 0
+        for page in pdf.pages:
+            box = [float(v) for v in page.mediabox]
+            assert box[2] > box[3]  # landscape
+            paths, pieces = read_page(page)
+            for trim, _, _ in pieces:
+                size = (round(trim[2] - trim[0]), round(trim[3] - trim[1]))
+                if size in ((16, 16), (22, 22)):
+                    assert any(_is_outline(p, trim) for p in paths if len(p) >= 2), trim  # cut along its own line
+                    tokens += size == (16, 16)
+                    seals += size == (22, 22)
+    assert (tokens, seals) == (80, 12)

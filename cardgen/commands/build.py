@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
+from ..buildtypes import CUTTER_NAMES, PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
 from ..words import counted
@@ -34,6 +34,14 @@ from .common import force_option, game_option, lang_option, parse_offset, projec
               metavar="X,Y", help="Shift every duplex back page by X,Y mm (x right, y up as you look at the "
                                   "back), as measured with `cardgen calibrate`. Default: printer.duplex_offset_mm "
                                   "in cardgen.yml, else 0,0.")
+@click.option("--cuts", type=click.Choice(["forgiving", "dense"]), default="forgiving", show_default=True,
+              help="forgiving: every cut keeps at least 1 mm of bleed on both sides, so a cut a hair off "
+                   "its marks shows no other colour; dense: neighbours may share a cut, for more cards a "
+                   "sheet (cut exactly on the marks).")
+@click.option("--cutter", type=click.Choice(CUTTER_NAMES), default=None,
+              help="Also write sheets for a print-and-cut machine, with its registration marks "
+                   "(sheets-<paper>-<mode>-<cutter>.pdf), and the cut file (cutlines-<paper>-<cutter>.svg); "
+                   "see docs/printing.md.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 @click.option("--strict", is_flag=True, help="Treat warnings as problems: build nothing and exit 1 (for CI).")
@@ -41,7 +49,7 @@ from .common import force_option, game_option, lang_option, parse_offset, projec
 @force_option
 @click.pass_context
 def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
-            jobs, quiet, strict, timings, force):
+            cuts, cutter, jobs, quiet, strict, timings, force):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     from .. import buildstamp
 
@@ -52,7 +60,7 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     written = {"game": game, "version": version, "lang": lang, "paper": paper, "fronts_only": fronts_only,
                "no_png": no_png, "no_rulebook": no_rulebook, "booklet": booklet, "since": since,
                "out": str(out_dir.resolve()) if out_dir else None, "duplex_offset": duplex_offset,
-               "strict": strict}
+               "strict": strict, "cuts": cuts, "cutter": cutter}
     digest = buildstamp.fingerprint(project, written)
     # --force is no input of the files but a request to look at them again: never "up to date"
     report = None if force else buildstamp.recall(project, written, digest)
@@ -65,13 +73,13 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
                        "(nothing loaded, rendered or written)")
         return
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
-                    since, duplex_offset, jobs, quiet, strict, timings, force, started)
+                    since, duplex_offset, jobs, quiet, strict, timings, force, started, cuts=cuts, cutter=cutter)
     report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
     buildstamp.remember(project, written, digest, Path(report["out_dir"]), report)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,
-           duplex_offset, jobs, quiet, strict, timings, force, started) -> dict:
+           duplex_offset, jobs, quiet, strict, timings, force, started, *, cuts: str, cutter: str | None) -> dict:
     """The build itself; returns its report (plain data, kept by the build stamp)."""
     from ..pipeline import build
     from ..render.workers import worker_count
@@ -96,6 +104,8 @@ def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rul
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
         strict=strict,
         force=force,
+        cuts=cuts,
+        cutter=cutter,
     )
     result = build(project, snapshot, options, progress_for(quiet))
     elapsed = time.perf_counter() - started
@@ -148,7 +158,8 @@ def _print_report(report: dict, quiet: bool, *, rebuilt: bool, elapsed: float) -
     for out in report["outputs"]:
         state = "" if rebuilt and out["rebuilt"] else " (unchanged)"
         paper_count = f" = {counted(out['sheets'], 'sheet')} of paper" if out["sheets"] is not None else ""
-        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}, {counted(out['pages'], 'page')}{paper_count}{state}")
+        pages = f", {counted(out['pages'], 'page')}" if out["pages"] else ""  # a cut file has none
+        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}{pages}{paper_count}{state}")
         for line in out["details"]:
             click.echo(f"      {line}")
     if report["offset"] is not None:

@@ -65,6 +65,9 @@ class ValueSpec(Strict):
 class Size(Strict):
     width_mm: StrictFloat = Field(gt=0)
     height_mm: StrictFloat = Field(gt=0)
+    corner_radius_mm: StrictFloat = Field(
+        3.0, ge=0, description="Radius of the corners a cutting machine cuts (`cardgen build --cutter`); "
+                               "0 for square corners. Default 3 mm, a playing card's.")
 
 
 SizeRef = str | Size

@@ -1,9 +1,12 @@
 """The duplex calibration sheet: how far a printer's backs land from their fronts.
 
-The front carries a long vertical and a long horizontal line through the middle of the page.
-The back (long-edge flip, so the middle of the front lies behind the middle of the back)
-carries scales across those lines, in 0.5 mm steps, labelled every millimetre, positive to the
-right and upwards as you look at the back (numbered every 2 mm). Held against a window (or cut along a front line),
+The front carries its instructions at the top, under the title and the 50 mm bar, and a long
+vertical and a long horizontal line through the middle of the page, kept clear of the text. The
+back (long-edge flip, so the middle of the front lies behind the middle of the back) carries
+scales across those lines, -5 to +5 mm in 0.5 mm steps: a tick every 0.5 mm, longer every
+millimetre, longer again and numbered every 2 mm (the numbers in two staggered rows, so they
+can be large), positive to the right and upwards as you look at the back. Held against a window
+(or cut along a front line),
 the front line shows on a scale at the value the backs must be SHIFTED by: a back printed
 1 mm too far right puts its scale's zero 1 mm right of the line, so the line reads -1, and
 shifting the backs by -1 brings them home. That value goes into `--duplex-offset X,Y`.
@@ -27,15 +30,19 @@ from .pdfwrite import PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 RANGE_MM = 5.0        # the scales read -5 ... +5 mm
 STEP_MM = 0.5
-LINE_HALF_MM = 70.0   # half the length of the front's lines
+LINE_HALF_MM = 70.0   # half the length of the front's lines, at most
+TEXT_GAP_MM = 8.0     # the lines end this far from the instructions
 SCALE_AT_MM = 40.0    # scales sit this far from the middle, along the line they measure
 TEXT_PT = 7.0
+LINE_GAP_MM = 4.5     # between lines of the instructions
+TICK_MM = {"half": 3.0, "mm": 4.5, "even": 6.0, "zero": 9.0}  # tick lengths: 0.5 mm, 1 mm, 2 mm, the zero
+LABEL_PT = 8.0        # the scales' numbers
 
 
 # Translators: the calibration sheet's instructions (cardgen calibrate); {paper} is A4 or LETTER.
 TITLE = N_("Duplex calibration \u00b7 {paper} \u00b7 print this page two-sided, flip on long edge, at 100 %")
 STEPS = (
-    N_("1. Check the bar below measures 50 mm: if not, the printer scaled the page; print at 100 % / actual size."),
+    N_("1. Check the bar above measures 50 mm: if not, the printer scaled the page; print at 100 % / actual size."),
     N_("2. Hold the sheet against a window or a lamp with the BACK facing you (or cut along the long"),
     N_("    line of this side with a trimmer and look at the back)."),
     N_("3. Read where this side's lines cross the scales on the back: X on the two horizontal scales,"),
@@ -60,13 +67,16 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
     w, h = paper.width_mm, paper.height_mm
     cx, cy = w / 2, h / 2
     front = PagePlan(w, h)
-    front.marks = [Mark(0, "crop", cx, cy - LINE_HALF_MM, cx, cy + LINE_HALF_MM),
-                   Mark(0, "crop", cx - LINE_HALF_MM, cy, cx + LINE_HALF_MM, cy),
-                   Mark(0, "scale", 25.0, h - 40.0, 25.0 + SCALE_LEN_MM, h - 40.0)]
     steps = [gettext(step) for step in STEPS]
-    front.labels = [_label(0, gettext(TITLE).format(paper=paper.name), 25.0, h - 20.0, font)]
-    front.labels += [_label(0, text, 25.0, h - 50.0 - 4.0 * i, font) for i, text in enumerate(steps)]
-    front.labels.append(_label(0, "50 mm", 25.0 + SCALE_LEN_MM + 1.5, h - 40.0, font))
+    bar_y = h - 27.0
+    front.labels = [_label(0, gettext(TITLE).format(paper=paper.name), 25.0, h - 17.0, font),
+                    _label(0, "50 mm", 25.0 + SCALE_LEN_MM + 1.5, bar_y, font)]
+    front.labels += [_label(0, text, 25.0, bar_y - 9.0 - LINE_GAP_MM * i, font) for i, text in enumerate(steps)]
+    text_bottom = min(label.box.y for label in front.labels)
+    half = min(LINE_HALF_MM, text_bottom - TEXT_GAP_MM - cy)  # the vertical line stops short of the text
+    front.marks = [Mark(0, "crop", cx, cy - half, cx, cy + half),
+                   Mark(0, "crop", cx - LINE_HALF_MM, cy, cx + LINE_HALF_MM, cy),
+                   Mark(0, "scale", 25.0, bar_y, 25.0 + SCALE_LEN_MM, bar_y)]
 
     dx, dy = back_offset_mm
     back = PagePlan(w, h)
@@ -85,13 +95,22 @@ def calibration_sheet(paper: Paper, out: Path, *, font_path: Path | None = None,
     return [front, back]
 
 
+def _tick(i: int) -> float:
+    """Length of the tick i half-millimetres from the zero."""
+    if i == 0:
+        return TICK_MM["zero"]
+    if i % 4 == 0:
+        return TICK_MM["even"]
+    return TICK_MM["mm"] if i % 2 == 0 else TICK_MM["half"]
+
+
 def _scale(page: int, x0: float, y0: float, horizontal: bool) -> list[Mark]:
-    """Ticks across the line to be read: every 0.5 mm, longer every 1 mm, longest at 0."""
+    """Ticks across the line to be read: every 0.5 mm, longer every 1 mm and 2 mm, longest at 0;
+    horizontal scales' ticks point up from their baseline, vertical ones' to the right."""
     marks = []
     steps = round(RANGE_MM / STEP_MM)
     for i in range(-steps, steps + 1):
-        value = i * STEP_MM
-        length = 4.0 if i == 0 else (2.5 if i % 2 == 0 else 1.5)
+        value, length = i * STEP_MM, _tick(i)
         if horizontal:
             marks.append(Mark(page, "crop", x0 + value, y0, x0 + value, y0 + length))
         else:
@@ -104,15 +123,21 @@ def _scale(page: int, x0: float, y0: float, horizontal: bool) -> list[Mark]:
 
 
 def _scale_labels(page: int, x0: float, y0: float, horizontal: bool, font: str) -> list[Label]:
+    """-4 ... +4 every 2 mm, in two staggered rows beside the baseline (under a horizontal
+    scale, left of a vertical one): numbers 4 mm apart in a row can be large enough to read."""
     labels = []
-    for value in range(-int(RANGE_MM) + 1, int(RANGE_MM), 2):  # -4 -2 0 +2 +4: 1 mm is too tight
+    ascent, _ = pdfmetrics.getAscentDescent(font, LABEL_PT)
+    height = pt_to_mm(ascent)
+    for value in range(-int(RANGE_MM) + 1, int(RANGE_MM), 2):
         text = f"{value:+d}" if value else "0"
-        if horizontal:  # numbers under the ticks
-            width = pt_to_mm(pdfmetrics.stringWidth(text, font, 4.0))
-            labels.append(_label(page, text, x0 + value - width / 2, y0 - 2.2, font, size=4.0))
-        else:  # numbers left of the ticks
-            width = pt_to_mm(pdfmetrics.stringWidth(text, font, 4.0))
-            labels.append(_label(page, text, x0 - 0.8 - width, y0 + value - 0.5, font, size=4.0))
+        width = pt_to_mm(pdfmetrics.stringWidth(text, font, LABEL_PT))
+        row = (value // 2) % 2  # 0, +-4: the near row; +-2: the far one
+        if horizontal:
+            labels.append(_label(page, text, x0 + value - width / 2, y0 - 1.0 - height - row * (height + 0.8),
+                                 font, size=LABEL_PT))
+        else:
+            labels.append(_label(page, text, x0 - 1.0 - width - row * 5.0, y0 + value - height / 2, font,
+                                 size=LABEL_PT))
     return labels
 
 

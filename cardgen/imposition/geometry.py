@@ -115,6 +115,8 @@ class Mark:
     kind "align":   a filled triangle whose axis runs from the middle of its base (x0, y0) to its
                     tip (x1, y1), pointing at an overlap boundary of tile().
     kind "scale":   a scale-check bar from (x0, y0) to (x1, y1), ticks every 10 mm.
+    kind "bar":     a filled rectangle, corners (x0, y0) and (x1, y1): a cutting machine's
+                    registration mark (or a part of one).
     """
 
     page: int
@@ -160,6 +162,8 @@ class ImposedSheets:
     labels: list[Label] = field(default_factory=list)
     layouts: list[str] = field(default_factory=list)  # one line per kind of piece: grid, gutters, bleed
     duplex: bool = False
+    used: list[float] = field(default_factory=list)  # per sheet of paper: the pieces' trim area / the paper's
+    least_bleed: float | None = None  # the least bleed any piece keeps at any of its cuts (0: shared cuts)
 
     @property
     def sheets_of_paper(self) -> int:

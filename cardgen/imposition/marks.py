@@ -106,8 +106,9 @@ def mark_bounds(mark: Mark) -> Rect:
         if mark.y0 == mark.y1:
             return Rect(x, y, abs(mark.x1 - mark.x0), SCALE_TICK_MM)
         return Rect(x - SCALE_TICK_MM, y, SCALE_TICK_MM, abs(mark.y1 - mark.y0))
-    if mark.kind == "outline":
-        return Rect(mark.x0, mark.y0, mark.x1 - mark.x0, mark.y1 - mark.y0)
+    if mark.kind in ("outline", "bar"):
+        x, y = min(mark.x0, mark.x1), min(mark.y0, mark.y1)
+        return Rect(x, y, abs(mark.x1 - mark.x0), abs(mark.y1 - mark.y0))
     half = ALIGN_HALF_MM if mark.kind == "align" else 0.0
     pad_x, pad_y = (half, 0.0) if mark.x0 == mark.x1 else (0.0, half)  # across the axis only
     x, y = min(mark.x0, mark.x1), min(mark.y0, mark.y1)

@@ -219,6 +219,9 @@ def _draw_mark(canvas: Canvas, mark: Mark) -> None:
         canvas.rect(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), p(mark.y1 - mark.y0), stroke=1, fill=0)
         canvas.restoreState()
         canvas.rect(p(mark.x0), p(mark.y0), p(mark.x1 - mark.x0), p(mark.y1 - mark.y0), stroke=1, fill=0)
+    elif mark.kind == "bar":
+        canvas.rect(p(min(mark.x0, mark.x1)), p(min(mark.y0, mark.y1)), p(abs(mark.x1 - mark.x0)),
+                    p(abs(mark.y1 - mark.y0)), stroke=0, fill=1)
     elif mark.kind == "scale":
         # a baseline with a tall tick at both ends and a short one every 10 mm; ticks point up
         # from a horizontal bar and left from a vertical one

@@ -21,10 +21,11 @@ from ..i18n.own import N_
 from .furniture import NOTICE, ONE_SIDED, SCALE_TEXT, Item, NoRoom, place
 from .geometry import EPS_MM, ImposedSheets, Mark, Paper, Placement, Rect
 from .layout import MARK_GAP_MM
-from .marks import ALIGN_LEN_MM, align_marks, crop_marks
+from .marks import ALIGN_LEN_MM, MARK_LEN_MM, align_marks, crop_marks
 from .pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 
 BAND_MM = MARK_GAP_MM + ALIGN_LEN_MM  # room for the triangles (and the page text) beyond a region
+OVERLAP_MM = 4.0  # neighbouring tiles overlap by this: enough to tape over
 
 
 @dataclass(frozen=True)
@@ -52,23 +53,28 @@ def tiles_needed(length: float, avail: float, overlap: float) -> int:
     return math.ceil((length - overlap) / (avail - overlap) - EPS_MM)
 
 
-def tile_grid(comp_w: float, comp_h: float, paper: Paper, overlap: float, margin: float) -> TileGrid:
-    """Choose the orientation needing fewer pages, then size the tiles evenly."""
+def tile_grid(comp_w: float, comp_h: float, paper: Paper, overlap: float, margin: float,
+              landscape: bool | None = None) -> TileGrid:
+    """Choose the orientation needing fewer pages (unless `landscape` fixes it: a print file
+    keeps one orientation), then size the tiles evenly."""
     short, long_ = sorted((paper.width_mm, paper.height_mm))
     options = []
-    for landscape, (pw, ph) in ((False, (short, long_)), (True, (long_, short))):
+    orientations = ((False, (short, long_)), (True, (long_, short)))
+    for turned, (pw, ph) in orientations:
+        if landscape is not None and turned != landscape:
+            continue
         avail_w, avail_h = pw - 2 * margin, ph - 2 * margin
         if min(avail_w, avail_h) <= overlap:
             raise ValueError(f"overlap {overlap} mm leaves no room on {paper.name} with {margin} mm margins")
         cols, rows = tiles_needed(comp_w, avail_w, overlap), tiles_needed(comp_h, avail_h, overlap)
-        options.append((cols * rows, landscape, pw, ph, cols, rows))
+        options.append((cols * rows, turned, pw, ph, cols, rows))
     _, landscape, pw, ph, cols, rows = min(options)  # False < True: a tie stays portrait
     tile_w = comp_w if cols == 1 else (comp_w + (cols - 1) * overlap) / cols
     tile_h = comp_h if rows == 1 else (comp_h + (rows - 1) * overlap) / rows
     return TileGrid(pw, ph, landscape, cols, rows, tile_w, tile_h, overlap)
 
 
-def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, title: str = "",
+def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = OVERLAP_MM, title: str = "",
          font_path: Path | None = None, bleed_mm: float = 0.0, margin_mm: float = 5.0,
          gettext: Callable[[str], str] = str) -> ImposedSheets:
     """Split the one-page PDF `component` over pages of `paper` (see module docstring).
@@ -93,7 +99,7 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, t
         for row in range(grid.rows):
             for col in range(grid.cols):
                 plan, placement = _tile_page(key, grid, len(plans), col, row, comp_h, trim, margin_mm)
-                items = [Item(_footer(title, row, col, grid, paper, gettext))]
+                items = [Item(tile_footer(title, row, col, grid, paper, gettext))]
                 if not plans:
                     items[:0] = [Item(gettext(NOTICE), ("top", "bottom", "left", "right")),
                                  Item(SCALE_TEXT, ("top", "bottom", "left", "right"), scale=True)]
@@ -117,14 +123,36 @@ def tile(component: Path, paper: Paper, out: Path, *, overlap_mm: float = 4.0, t
 def _tile_page(key: str, grid: TileGrid, page: int, col: int, row: int, comp_h: float,
                trim: Rect, margin: float) -> tuple[PagePlan, Placement]:
     """The region of tile (col, row), centred on its page and clipped to itself, with marks."""
-    source = grid.region(col, row, comp_h)
-    on_page = Rect((grid.page_w - source.w) / 2, (grid.page_h - source.h) / 2, source.w, source.h)
-    dx, dy = on_page.x - source.x, on_page.y - source.y  # component mm -> page mm
+    on_page, source = tile_region(grid, col, row, comp_h)
     plan = PagePlan(grid.page_w, grid.page_h)
-    plan.draws.append(Draw(key, dx, dy, on_page))
-    plan.marks = _marks(page, grid, col, row, on_page, Rect(trim.x + dx, trim.y + dy, trim.w, trim.h), margin)
+    plan.draws.append(Draw(key, on_page.x - source.x, on_page.y - source.y, on_page))
+    plan.marks = tile_marks(page, grid, col, row, on_page, source, trim, margin)
     placement = Placement(page, 0, "front", on_page.x, on_page.y, on_page.w, on_page.h, source=source)
     return plan, placement
+
+
+def tile_pockets(grid: TileGrid, region: Rect, margin: float, pad: float) -> list[Rect]:
+    """The free strips left and right of a tile's region, between its top and bottom edges and
+    clear of its marks (triangles and crop marks reach MARK_GAP_MM + MARK_LEN_MM out): room for
+    small pieces cut along their own lines (`imposition.pack`)."""
+    reach = MARK_GAP_MM + max(ALIGN_LEN_MM, MARK_LEN_MM) + pad
+    left = Rect(margin, region.y, region.x - reach - margin, region.h)
+    right = Rect(region.x1 + reach, region.y, grid.page_w - margin - region.x1 - reach, region.h)
+    return [r for r in (left, right) if r.w > EPS_MM]
+
+
+def tile_region(grid: TileGrid, col: int, row: int, comp_h: float) -> tuple[Rect, Rect]:
+    """(region on the page, the same region in component mm) of tile (col, row): centred."""
+    source = grid.region(col, row, comp_h)
+    on_page = Rect((grid.page_w - source.w) / 2, (grid.page_h - source.h) / 2, source.w, source.h)
+    return on_page, source
+
+
+def tile_marks(page: int, grid: TileGrid, col: int, row: int, region: Rect, source: Rect, trim: Rect,
+               margin: float) -> list[Mark]:
+    """The marks of tile (col, row) on `page`; `trim` is the component's trim in its own mm."""
+    dx, dy = region.x - source.x, region.y - source.y
+    return _marks(page, grid, col, row, region, Rect(trim.x + dx, trim.y + dy, trim.w, trim.h), margin)
 
 
 def _marks(page: int, grid: TileGrid, col: int, row: int, region: Rect, trim: Rect,
@@ -143,7 +171,7 @@ TILE = N_("tile {row},{col} of {rows} x {cols}")
 LANDSCAPE = N_("{paper} landscape")
 
 
-def _footer(title: str, row: int, col: int, grid: TileGrid, paper: Paper, gettext: Callable[[str], str]) -> str:
+def tile_footer(title: str, row: int, col: int, grid: TileGrid, paper: Paper, gettext: Callable[[str], str]) -> str:
     paper_text = gettext(LANDSCAPE).format(paper=paper.name) if grid.landscape else paper.name
     parts = [title] if title else []
     parts += [gettext(TILE).format(row=row + 1, col=col + 1, rows=grid.rows, cols=grid.cols), paper_text,
