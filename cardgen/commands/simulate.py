@@ -15,6 +15,7 @@ from ..errors import InputError, display_path
 from ..words import counted
 from .common import format_option, game_option, project_from, version_option
 
+
 @click.command(name="simulate")
 @game_option
 @version_option
