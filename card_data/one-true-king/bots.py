@@ -4,7 +4,8 @@
 - greedy: the greedy attacker. Scores every move: an attack by the chance it wins (from the cards
   nobody has seen) times what it removes, less the chance it loses times what it risks; any other
   move by how much nearer it brings the card to the enemy King, less the danger of ending next to
-  an enemy card that beats it. Its King starts as far from the enemy King as it can.
+  an enemy card that beats it. Its King starts next to as few enemy cards as it can, then as far
+  from the enemy King as it can.
 - cautious: like greedy, but attacks only when it wins at least 80% of the time, and keeps its
   King out of reach of enemy cards.
 Every choice between equal moves is random (from the game's seed).
@@ -39,11 +40,15 @@ class GreedyBot:
         self.min_odds, self.guard = min_odds, guard
 
     def place(self, game, player: int, spaces: list[int]) -> int:
+        """Fewest enemy cards next to it first, then as far as it can from the enemy King."""
         foe = _king_at(game, 1 - player)
-        if foe is None:
-            return game.rng.choice(spaces)
-        far = max(_distance(game, s, foe) for s in spaces)
-        return game.rng.choice([s for s in spaces if _distance(game, s, foe) == far])
+
+        def key(s: int) -> tuple[int, int]:
+            threats = sum(1 for j in game.neighbours(s) if game.board[j] and game.owner(game.board[j][-1]) == 1 - player)
+            return (-threats, _distance(game, s, foe) if foe is not None else 0)
+
+        best = max(key(s) for s in spaces)
+        return game.rng.choice([s for s in spaces if key(s) == best])
 
     def _danger(self, game, player: int, card: int, at: int) -> float:
         """What the card risks standing on `at`: enemy neighbours at least as strong as it."""
