@@ -21,6 +21,7 @@ class SimulationError(Exception):
 
 class KingsBladeSimulation:
     bots = BOTS
+    default_bots = ("greedy", "rush", "builder", "saboteur")  # the mix a run plays without --bots
     plot_names = ("mine",)  # its own plots (plots() below), named before any game is played
 
     def __init__(self, snapshot):

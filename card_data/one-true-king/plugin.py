@@ -84,3 +84,10 @@ def _armies(snapshot, report):
             report.error("otk-kings", f"the {snapshot.symbols[army].name} army needs exactly one king, "
                          f"found {count}", card=mine[0] if mine else None,
                          loc=None if mine else Loc(snapshot.info.file))
+
+
+def simulation(snapshot):
+    """The simulation hook (`cardgen simulate`): this version's rules engine, bots and claims."""
+    from .simulation import OneTrueKingSimulation
+
+    return OneTrueKingSimulation(snapshot)

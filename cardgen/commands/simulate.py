@@ -15,8 +15,6 @@ from ..errors import InputError, display_path
 from ..words import counted
 from .common import format_option, game_option, project_from, version_option
 
-DEFAULT_BOTS = "greedy,rush,builder,saboteur"
-
 
 @click.command(name="simulate")
 @game_option
@@ -25,9 +23,9 @@ DEFAULT_BOTS = "greedy,rush,builder,saboteur"
 @click.option("--games", "-n", type=click.IntRange(1, 10_000_000), default=1000, show_default=True,
               help="Games to play.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Same seed, same games, same figures.")
-@click.option("--bots", default=DEFAULT_BOTS, show_default=True,
-              help="Comma-separated bots, dealt to the seats in turn and rotated every game "
-                   "(random, greedy, rush, builder, saboteur).")
+@click.option("--bots", default=None,
+              help="Comma-separated bots, dealt to the seats in turn and rotated every game (default: the "
+                   "game's own mix; The King's Blade: greedy,rush,builder,saboteur).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: all cores). The figures do not depend on it.")
 @click.option("--scheduler", default="local", show_default=True, metavar="local|tcp://HOST:PORT",
@@ -60,10 +58,16 @@ def command(ctx, game, version, players, games, seed, bots, jobs, scheduler, fmt
     if not lo <= players <= hi:
         span = f"{lo}" if lo == hi else f"{lo}-{hi}"
         raise InputError(f"--players {players}: {g.name} is for {span} players")
-    bot_names = tuple(b.strip() for b in bots.split(",") if b.strip())
+    versions = [normalise_version(v) for v in compare] if compare else [normalise_version(version or g.file.default_version)]
+    if bots is None:  # the game's own mix
+        from ..simulate.runner import default_bots
+
+        bot_names = default_bots(Experiment(project=str(project.root), game=g.id, version=versions[0],
+                                            players=players, bots=(), games=games))
+    else:
+        bot_names = tuple(b.strip() for b in bots.split(",") if b.strip())
     if not bot_names:
         raise InputError("--bots: expected at least one bot name")
-    versions = [normalise_version(v) for v in compare] if compare else [normalise_version(version or g.file.default_version)]
     jobs = jobs or os.cpu_count() or 1
     if report_path is not None:  # before playing: never write over a source or a file of the user's
         from ..outputs import check_output_file

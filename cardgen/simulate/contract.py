@@ -43,6 +43,7 @@ class PlotSpec(TypedDict, total=False):
 
 class Simulation(Protocol):
     bots: tuple[str, ...]  # the names --bots accepts
+    default_bots: tuple[str, ...]  # the mix a run plays without --bots (optional: all of `bots`)
     assumptions: list[str]  # where the version's rules are silent, what was played (shown in the report)
     card_info: dict[str, dict[str, str]]  # card id -> {"name", "type"} for the cards that can be played
     plot_names: tuple[str, ...]  # the names of plots() below, known before any game is played

@@ -350,3 +350,9 @@ def simulate(runner: Runner, exp: Experiment, claims: bool = True, claim_games: 
 def plot_names(exp: Experiment) -> tuple[str, ...]:
     """The names of the game's own plots (its simulation's `plot_names`), known before any game."""
     return tuple(getattr(simulation_for(exp), "plot_names", ()))
+
+
+def default_bots(exp: Experiment) -> tuple[str, ...]:
+    """The bots a run plays when none are named: the simulation's `default_bots`, or all its bots."""
+    sim = simulation_for(exp)
+    return tuple(getattr(sim, "default_bots", None) or sim.bots)

@@ -310,6 +310,17 @@ def rate_against_share(wins: float, n: int, share: float, more: bool = True,
             "ci": [round(ci[0], 4), round(ci[1], 4)], "p": float(result.pvalue), "supports": effect > 0}
 
 
+def rate_is_share(wins: float, n: int, share: float, label: str = "rate - share") -> dict[str, Any]:
+    """A claim that a rate is a fixed share ("no advantage": a seat wins 1/players of the games).
+    Exact binomial test (scipy.stats.binomtest, two-sided): a significant difference either way
+    refutes the claim (`supports` is False); no significant difference leaves it "inconclusive",
+    since games can show a difference but never prove there is none. The effect is rate - share."""
+    evidence = rate_against_share(wins, n, share, more=True, label=label)
+    if evidence.get("p") is not None:
+        evidence["supports"] = False
+    return evidence
+
+
 def two_rates(k1: float, n1: int, k2: float, n2: int, more: bool = True,
               label: str = "rate 1 - rate 2") -> dict[str, Any]:
     """Score test for two independent proportions (statsmodels test_proportions_2indep, two-sided)
