@@ -121,7 +121,7 @@ def _identify(pdf: pikepdf.Pdf, title: str, flavour: str, separation: Separation
     xmp_date = when.strftime("%Y-%m-%dT%H:%M:%SZ")
     info = pdf.make_indirect(pikepdf.Dictionary(
         Title=pikepdf.String(title), Creator=pikepdf.String("cardgen"), Producer=pikepdf.String("cardgen"),
-        CreationDate=pikepdf.String(pdf_date), ModDate=pikepdf.String(pdf_date), Trapped=pikepdf.Name.False_,
+        CreationDate=pikepdf.String(pdf_date), ModDate=pikepdf.String(pdf_date), Trapped=pikepdf.Name("/False"),
         GTS_PDFXVersion=pikepdf.String(flavour)))
     pdf.trailer.Info = info
     profile = separation.profile
@@ -179,8 +179,9 @@ def pdfx_problems(path: Path, flavour: str) -> list[str]:
                 problems.append("a transparency group")
             if obj.get("/Type") == "/FontDescriptor" and not any(k in obj for k in ("/FontFile", "/FontFile2", "/FontFile3")):
                 problems.append(f"a font that is not embedded ({obj.get('/FontName')})")
+        seen: set = set()  # a face drawn on many pages is read once
         for page in pdf.pages:
-            for stream, resources in _streams(page.obj):
+            for stream, resources in _streams(page.obj, seen):
                 if resources.get("/ColorSpace"):
                     problems.append("a colour space other than DeviceCMYK")
                 for _, op in pikepdf.parse_content_stream(stream):

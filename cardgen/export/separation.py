@@ -90,16 +90,17 @@ class Separation:
     # --- littleCMS on lists of colours ---------------------------------------------------------
 
     def _run(self, transform, colours: list[tuple[int, ...]], mode: str) -> list[tuple[int, ...]]:
-        image = Image.new(mode, (len(colours), 1))
-        image.putdata(colours)  # type: ignore[arg-type]
+        image = Image.frombytes(mode, (len(colours), 1), bytes(v for colour in colours for v in colour))
         out = Image.new(transform.output_mode, image.size)
         transform.transform.apply(image.getim(), out.getim())  # without copying the profile each time
-        return list(out.getdata())
+        data, bands = out.tobytes(), len(transform.output_mode)
+        return [tuple(data[i:i + bands]) for i in range(0, len(data), bands)]
 
     def _lab(self, colours: list[tuple[int, ...]], mode: str) -> list[tuple[float, float, float]]:
         """CIELAB (L* 0..100, a*, b*) of 8-bit RGB or CMYK colours."""
         out = self._run(self._rgb_lab if mode == "RGB" else self._cmyk_lab, colours, mode)
-        return [(v[0] * 100 / 255, v[1] - 128, v[2] - 128) for v in out]
+        # Pillow's LAB: L* scaled to 0..255, a* and b* as signed bytes
+        return [(v[0] * 100 / 255, v[1] - 256 * (v[1] > 127), v[2] - 256 * (v[2] > 127)) for v in out]
 
     # --- the separation ------------------------------------------------------------------------
 
