@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pikepdf
 
@@ -274,7 +275,7 @@ def _outline(path: PathOps, pen: tuple) -> PathOps:
             segments = [(p, q) for p, q in zip(line, line[1:]) if math.hypot(q[0] - p[0], q[1] - p[1]) > 1e-9]
             if not segments:
                 if cap == 1:
-                    polygons.append(_circle(*line[0], r))
+                    polygons.append(_circle(line[0][0], line[0][1], r))
                 continue
             normals = []
             for (x0, y0), (x1, y1) in segments:
@@ -454,11 +455,11 @@ class Flattener:
         pending_clip: bool | None = None  # W (False) or W* (True) seen, applied at the path's end
         text: list[str] | None = None  # the BT block so far (operators as text)
         tlm, line_chars = IDENTITY, 0  # the text line's matrix, characters shown on it so far
-        for operands, op in pikepdf.parse_content_stream(stream):
-            op = str(op)
+        for operands, op in instructions(stream):
             if op in UNSUPPORTED:
-                if UNSUPPORTED[op] is not None:
-                    raise self.fail(UNSUPPORTED[op])
+                what = UNSUPPORTED[op]
+                if what is not None:
+                    raise self.fail(what)
                 continue
             nums = operands
             if op == "q":
@@ -597,9 +598,9 @@ class Flattener:
         else:
             rgb = (values[0], values[1], values[2])
         if op in ("rg", "g", "k", "sc", "scn"):
-            state.fill = rgb  # type: ignore[assignment]
+            state.fill = rgb
         else:
-            state.stroke = rgb  # type: ignore[assignment]
+            state.stroke = rgb
 
     def _ext_gstate(self, state: _State, resources, name) -> None:
         gs = resources.get("/ExtGState", {}).get(str(name))
@@ -642,6 +643,17 @@ class Flattener:
         if group is not None:
             inner.fill_alpha = inner.stroke_alpha = 1.0  # a group starts with alpha 1
         self._run(xobject, form_resources, inner, layer)
+
+
+def instructions(stream) -> list[tuple[Any, str]]:
+    """(operands, operator name) of every instruction of a page or form; an inline image is "BI"."""
+    out: list[tuple[Any, str]] = []
+    for item in pikepdf.parse_content_stream(stream):
+        if isinstance(item, pikepdf.ContentStreamInlineImage):
+            out.append(([], "BI"))
+        else:
+            out.append((item.operands, str(item.operator)))
+    return out
 
 
 def _chars(operands, op: str) -> int:

@@ -21,7 +21,7 @@ import pikepdf
 
 from ..atomic import atomic_path
 from ..units import mm_to_pt
-from .flatten import Flattener, render
+from .flatten import Flattener, instructions, render
 from .separation import CONDITION, CONDITION_ID, REGISTRY, Separation
 
 FIXED_EPOCH = 946684800  # 2000-01-01: PDF/X wants dates; the same cards give the same bytes
@@ -184,8 +184,8 @@ def pdfx_problems(path: Path, flavour: str) -> list[str]:
             for stream, resources in _streams(page.obj, seen):
                 if resources.get("/ColorSpace"):
                     problems.append("a colour space other than DeviceCMYK")
-                for _, op in pikepdf.parse_content_stream(stream):
-                    if str(op) in ("rg", "RG", "sc", "SC", "scn", "SCN", "cs", "CS", "sh"):
+                for _, op in instructions(stream):
+                    if op in ("rg", "RG", "sc", "SC", "scn", "SCN", "cs", "CS", "sh"):
                         problems.append(f"a colour that is not DeviceCMYK ({op})")
     return sorted(set(problems))
 

@@ -78,9 +78,9 @@ def export_print(project: Project, snapshot: Snapshot, service: Service, out_dir
         for card in cards:
             front = files[rendered.faces[card.id].key].pdf
             names[front] = f"card {card.id}"
-            for _ in range(card.count):
-                pages += {"front-back": [front, back], "back-front": [back, front],
-                          "fronts-then-back": [front]}[service.page_order]
+            order: dict[str, list[Path | None]] = {"front-back": [front, back], "back-front": [back, front],
+                                                   "fronts-then-back": [front]}
+            pages += order[service.page_order] * card.count
         if service.page_order == "fronts-then-back":
             pages.append(back)
         name = f"{deck_id}.pdf"

@@ -23,6 +23,7 @@ import functools
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +90,14 @@ class Separation:
 
     # --- littleCMS on lists of colours ---------------------------------------------------------
 
-    def _run(self, transform, colours: list[tuple[int, ...]], mode: str) -> list[tuple[int, ...]]:
+    def _run(self, transform, colours: Sequence[tuple[int, ...]], mode: str) -> list[tuple[int, ...]]:
         image = Image.frombytes(mode, (len(colours), 1), bytes(v for colour in colours for v in colour))
         out = Image.new(transform.output_mode, image.size)
         transform.transform.apply(image.getim(), out.getim())  # without copying the profile each time
         data, bands = out.tobytes(), len(transform.output_mode)
         return [tuple(data[i:i + bands]) for i in range(0, len(data), bands)]
 
-    def _lab(self, colours: list[tuple[int, ...]], mode: str) -> list[tuple[float, float, float]]:
+    def _lab(self, colours: Sequence[tuple[int, ...]], mode: str) -> list[tuple[float, float, float]]:
         """CIELAB (L* 0..100, a*, b*) of 8-bit RGB or CMYK colours."""
         out = self._run(self._rgb_lab if mode == "RGB" else self._cmyk_lab, colours, mode)
         # Pillow's LAB: L* scaled to 0..255, a* and b* as signed bytes
