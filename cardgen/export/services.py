@@ -45,7 +45,7 @@ class Service(BaseModel):
     corner_radius_in: float | None = Field(ge=0, le=1)
     dpi: int = Field(ge=72, le=2400)
     products: tuple[Product, ...]
-    colour: Literal["rgb", "cmyk"]
+    colour: Literal["rgb", "cmyk"] | None  # None: not published
     pdfx: Literal["PDF/X-1a:2003", "PDF/X-4"] | None
     ink_limit: int | None = Field(ge=100, le=400)  # % total ink; None: not published
     page_order: Literal["front-back", "back-front", "fronts-then-back"]
