@@ -86,8 +86,9 @@ def _forms(pdf: pikepdf.Pdf):
 
 def _separations(path: Path, tmp: Path, dpi: int = 150) -> list[np.ndarray]:
     """Every page as CMYK ink values 0..255 per pixel, as Ghostscript separates it."""
-    subprocess.run(["gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=tiff32nc", f"-r{dpi}",
-                    f"-sOutputFile={tmp / 'sep-%03d.tif'}", str(path)], check=True)
+    run = subprocess.run(["gs", "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=tiff32nc", f"-r{dpi}",
+                          f"-sOutputFile={tmp / 'sep-%03d.tif'}", str(path)], check=True, capture_output=True, text=True)
+    assert run.stdout + run.stderr == ""  # Ghostscript reads every page without an error
     pages = []
     for file in sorted(tmp.glob("sep-*.tif")):
         with Image.open(file) as image:
@@ -269,3 +270,12 @@ def test_the_table_checks_itself():
     bad = dict(rows["mpc"].model_dump(), bleed_in=0.13)  # the old PNG preset's figure
     with pytest.raises(ValueError, match="822 x 1122 px"):
         Service.model_validate(bad)
+
+
+def test_numbers_in_the_drawing_are_pdf_numbers():
+    """A rotated drawing's matrix holds values like 6e-17: PDF has no exponent notation."""
+    from cardgen.export.flatten import mat, num
+
+    text = mat((6.123233995736766e-17, 1.0, -1.0, 6.123233995736766e-17, 1e-9, 123.456789))
+    assert text == "0 1 -1 0 0 123.456789"
+    assert num(-1e-7) == "0" and num(2.5) == "2.5"

@@ -63,7 +63,12 @@ def num(v: float) -> str:
 
 
 def mat(m: Matrix) -> str:
-    return " ".join(f"{v:.8g}" for v in m)
+    """A matrix for `cm`: fixed-point numbers (PDF has no exponents), 8 decimals."""
+    out = []
+    for v in m:
+        text = f"{v:.8f}".rstrip("0").rstrip(".")
+        out.append("0" if text in ("-0", "") else text)
+    return " ".join(out)
 
 
 def box_of(points, m: Matrix = IDENTITY) -> Box:
