@@ -279,3 +279,16 @@ def test_numbers_in_the_drawing_are_pdf_numbers():
     text = mat((6.123233995736766e-17, 1.0, -1.0, 6.123233995736766e-17, 1e-9, 123.456789))
     assert text == "0 1 -1 0 0 123.456789"
     assert num(-1e-7) == "0" and num(2.5) == "2.5"
+
+
+def test_a_blank_back_page_reads_without_error(tmp_path):
+    """A deck without a back template gets blank back pages: still a readable PDF/X page."""
+    from cardgen.export import pdfx
+    from cardgen.export.separation import Separation, output_profile
+
+    out = tmp_path / "blank.pdf"
+    pdfx.write_pdfx([pdfx.Page(69.35, 94.35, (3.175, 3.175, 63, 88), [])], out, title="blank",
+                    flavour="PDF/X-1a:2003", separation=Separation(output_profile(), 240), names={})
+    assert pdfx.pdfx_problems(out, "PDF/X-1a:2003") == []
+    (page,) = _separations(out, tmp_path)  # Ghostscript reads it without an error
+    assert page.max() == 0  # and it is blank: no ink

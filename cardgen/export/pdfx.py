@@ -88,7 +88,8 @@ def write_pdfx(pages: list[Page], out: Path, *, title: str, flavour: str, separa
         new = pikepdf.Dictionary(
             Type=pikepdf.Name.Page, MediaBox=media, BleedBox=media,
             TrimBox=[float(_pt(x)), float(_pt(y)), float(_pt(x + w)), float(_pt(y + h))],
-            Resources=resources, Contents=pdf.make_stream("\n".join(content).encode("latin-1")))
+            # a blank back still gets a content stream: an empty one, compressed, is one readers reject
+            Resources=resources, Contents=pdf.make_stream("\n".join(content or ["q Q"]).encode("latin-1")))
         pdf.pages.append(pikepdf.Page(new))
     _identify(pdf, title, flavour, separation)
     with atomic_path(out) as target:
