@@ -11,8 +11,8 @@ import click
 
 from .errors import CardgenError
 
-COMMANDS = ["build", "validate", "show", "diff", "export", "calibrate", "simulate", "table", "serve", "schema", "new",
-            "i18n"]
+COMMANDS = ["build", "validate", "show", "diff", "export", "calibrate", "simulate", "balance", "table", "serve",
+            "schema", "new", "i18n"]
 
 
 class LazyGroup(click.Group):

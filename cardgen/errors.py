@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .words import counted
+
 
 @dataclass(frozen=True)
 class Loc:
@@ -81,7 +83,7 @@ class InputErrors(CardgenError):
     """Several independent input problems found in one pass (exit code 2)."""
 
     def __init__(self, errors: Sequence[CardgenError]):
-        super().__init__(f"{len(errors)} problem(s) in the input")
+        super().__init__(f"{counted(len(errors), 'problem')} in the input")
         self.errors = list(errors)
 
     def __str__(self) -> str:

@@ -22,6 +22,7 @@ from .render.checks import check, render_stage
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
 from .render.workers import Workers
+from .words import counted
 
 
 def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
@@ -109,8 +110,10 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         queued = rasteriser.submit(jobs, workers)
         planned = time.perf_counter()
         rulebooks = notes = booklets = None
+        from .rulebook.stage import has_rulebook_words
+
         translator = snapshot.translator
-        rulebook_words = translator is None or "rulebook" in translator.domains
+        rulebook_words = has_rulebook_words(snapshot)
         if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
             result.remarks.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
                                    f"it (card_data/{snapshot.game.id}/locale/{snapshot.language}/rulebook.po); start "
@@ -122,8 +125,7 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         if rulebooks is not None and options.notes:
             from .rulebook.notes import start_notes
 
-            notes = start_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest, workers,
-                                rulebooks.html.get(options.papers[0]))
+            notes = start_notes(project, snapshot, rendered, result.findings, options, out_dir, manifest, workers)
         if rulebooks is not None and options.booklet:
             from .rulebook.booklet import start_booklets
 
@@ -166,7 +168,7 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in templates[:5])
         more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
         if templates:
-            result.remarks.append(f"{len(templates)} template string(s) not translated into '{snapshot.language}', "
+            result.remarks.append(f"{counted(len(templates), 'template string')} not translated into '{snapshot.language}', "
                                    f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
     result.warnings += result.remarks
     manifest.forget_missing()

@@ -17,7 +17,7 @@ from cardgen.data.project import load_project
 from cardgen.data.validate import validate
 from cardgen.data.versions import load_game, resolve
 from cardgen.render.cards import CardRenderer
-from cardgen.rulebook.notes import build_notes, open_questions
+from cardgen.rulebook.notes import build_notes
 
 A4_PT = (595.28, 841.89)
 VERSIONS = [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
@@ -103,27 +103,55 @@ def test_validator_findings_are_listed_with_their_place(notes):
     assert "cardgen validate finds no errors and no warnings in this version." in clean
 
 
-def test_open_questions_are_the_rulebooks_boxes(notes):
-    _, _, text = notes[("knightfall", "1")]
+def test_the_rules_the_seed_leaves_open_are_the_designers(notes):
+    """The players' rulebook prints one answer as a rule; the notes ask the question and give the
+    version's answer and every other answer the data offers."""
+    snapshot, _, text = notes[("knightfall", "1")]
     body = _body(text)
-    asked = body[body.index("Open questions"):body.index("Check results")]
-    for title in ("both defend", "a troop of 10 or of 8?", "linked cards and reversed battles"):
-        assert title in asked
-    assert "(rulebook: Your troop)" in asked
+    asked = body[body.index("Rules the design leaves open"):body.index("Open questions")]
+    specs = snapshot.game.rule_specs
+    for key in ("both_defend", "strong_weak_display", "linked_cards", "reversed_battle"):
+        spec = specs[key]
+        assert spec.open_question in asked, key
+        chosen = snapshot.rules[key]
+        assert f"This version: {chosen}: {spec.values[chosen]}" in asked, key
+        for value, sentence in spec.values.items():
+            if value != chosen:
+                assert f"Other answer: {value}: {sentence}" in asked, (key, value)
+    assert "None: the rulebook answers everything it asks." in body
 
 
-def test_open_questions_are_read_from_the_rulebook_html():
-    html = ('<h2>Set-up</h2><p>x</p><aside class="aside aside-question"><p class="aside-title">Open question: '
-            'who deals?</p><p>The <em>notes</em> do not say.</p></aside><h2>Play</h2>'
-            '<aside class="aside aside-note"><p class="aside-title">Designer\'s note</p><p>n</p></aside>')
-    [q] = open_questions(html)
-    assert (q.section, q.title, q.text) == ("Set-up", "who deals?", "The notes do not say.")
-    # a translated rulebook's box: its heading is cardgen's word in that language
-    dutch = ('<h2>Voorbereiding</h2><aside class="aside aside-question"><p class="aside-title">Open vraag: '
-             'welke kling?</p><p>Deze regels zeggen het niet.</p></aside>'
-             '<aside class="aside aside-question"><p class="aside-title">Open vraag</p><p>z</p></aside>')
-    assert [(q.section, q.title) for q in open_questions(dutch)] == [("Voorbereiding", "welke kling?"),
-                                                                       ("Voorbereiding", "")]
+@pytest.mark.parametrize("game, version", [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3")])
+def test_the_kings_blade_answers_its_open_table_rules_from_version_1(notes, game, version):
+    """Versions 1-3 used to ask the players 'which blade?', 'where does the metal go?' and 'the
+    market and the mine' in boxes: now each version answers them in its data (version 1, and 2
+    for the metals' order) and the notes carry the questions with every answer."""
+    snapshot, _, text = notes[(game, version)]
+    body = _body(text)
+    asked = body[body.index("Rules the design leaves open"):body.index("Open questions")]
+    for key in ("blade_deal", "market_refill", "market_runs_out", "metal_discard", "mine_runs_out"):
+        spec = snapshot.game.rule_specs[key]
+        assert snapshot.rules[key] == spec.default, key
+        assert spec.open_question in asked and f"This version: {snapshot.rules[key]}:" in asked, key
+    if version == "1":  # pourer-chooses overflow: the order of the metals does not matter yet
+        assert snapshot.rules.get("metal_order") is None and "Not decided by this version." in asked
+
+
+def test_a_players_rulebook_template_asking_for_a_question_box_stops(cli, project_copy):
+    """The box macro is gone for players: a template asking for one stops validate and build
+    with one line saying what to do instead."""
+    template = project_copy / "templates/way-of-the-blade/rulebook.html.j2"
+    text = template.read_text(encoding="utf-8")
+    template.write_text(text.replace("<h3>The deal</h3>", '<h3>The deal</h3>\n{% call rb.aside("question", "who deals?") %}<p>x</p>{% endcall %}', 1),
+                        encoding="utf-8")
+    for command in (("validate", "--game", "way-of-the-blade"),
+                    ("build", "--game", "way-of-the-blade", "--paper", "a4", "--no-png", "--out", "o")):
+        result = cli(*command, cwd=project_copy)
+        assert result.code == 1, (command, result.out, result.err)
+        said = result.out + result.err
+        errors = [line for line in said.splitlines() if ": error" in line or line.startswith("error")]
+        assert len(errors) == 1 and "asks for a box of kind 'question': a players' rulebook holds rules only" in errors[0]
+        assert re.search(r"templates/common/rulebook-macros\.html\.j2:\d+: ", errors[0]) and "Traceback" not in said
 
 
 def test_numbers_in_the_choices_are_the_datas(notes):
@@ -147,5 +175,5 @@ def test_a_translation_with_a_line_missing_is_one_error_line(cli, project_copy):
     assert result.code in (1, 2)
     lines = [line for line in (result.out + result.err).splitlines() if line.strip()]
     assert len(lines) == 1, lines
-    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 line\(s\) but "
+    assert re.match(r".*versions/kings-blade/2\.yml:\d+:\d+: .*feedback\.translation\.positive has 2 lines but "
                     r"feedback\.positive has 3", lines[0])

@@ -1,8 +1,9 @@
 """Rulebooks of Way of the Blade, One True King and Knightfall: built through the pipeline,
-their numbers, figures and open questions taken from each game's data, A4 pages, fonts."""
+their numbers, figures and the rules the seed leaves open taken from each game's data, A4 pages, fonts."""
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,13 +96,25 @@ def test_a4_pages_and_only_the_projects_fonts_embedded(books, game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_readings_of_the_seed_are_in_the_book_and_the_version_notes(books, game):
-    """The rules flag where the seed is unclear; the version's notes record the reading taken
-    (they are printed in the designer's notes, tests/test_designer_notes.py, not for players)."""
+def test_the_players_read_rules_where_the_seed_is_open(books, game):
+    """Where the seed leaves a rule open, the version decides it (an enum rule with its
+    open_question) and the players' rulebook prints that rule's sentence: no "Open question" box,
+    no designer's note. The question, the choice and the other answers are the designer's
+    (notes.choices and notes-<paper>.pdf, tests/test_designer_notes.py)."""
     book = books[game]
-    assert "Open question: " in book.rules
-    assert any(c.startswith("Rulebook, open question") for c in book.snapshot.info.notes.choices)
-    assert "Authoring choices" not in book.text and "Rulebook, open question" not in book.text
+    specs = book.snapshot.game.rule_specs
+    open_rules = [key for key, spec in specs.items() if spec.open_question]
+    assert len(open_rules) == 4, open_rules
+    for key in open_rules:
+        sentence = specs[key].values[book.snapshot.rules[key]]
+        laid_out = " ".join(html.unescape(re.sub(r"<[^>]+>", "", book.html)).split())
+        assert sentence in laid_out, (key, sentence)
+        assert " ".join(sentence.split()[:8]) in book.rules, (key, sentence)  # printed (a page may break it)
+        assert any(f"({key}: {book.snapshot.rules[key]})" in c for c in book.snapshot.info.notes.choices), key
+    for said in ("Open question", "Designer's note", "open question", "this rulebook", "This rulebook"):
+        assert said not in book.text, said
+    assert "aside-question" not in book.html and "aside-note" not in book.html
+    assert "Authoring choices" not in book.text
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -217,16 +230,17 @@ def test_knightfall_materials_and_powers_come_from_the_data(books):
     assert "Power 9 against 8 + 1 = 9 (the Knight's bonus). The powers are equal: both cards lose" in rules
 
 
-def test_knightfall_troop_layout_and_the_contradiction_box(books):
+def test_knightfall_troop_size_is_one_rule_for_the_players(books):
+    """The seed gives the troop's size twice (10 cards, 8 positions): the players read one rule,
+    the smaller, which the camp map enforces; the contradiction is the designer's."""
     book = books["knightfall"]
     rules = book.rules
     assert book.snapshot.rules["troop_positions"] == {"knight": 1, "archers": 3, "mages": 4}
     assert book.snapshot.rules["troop_limit"] == 10
     assert "1 Knight + 3 Archers + 4 Mages = 8 positions" in rules
-    box = rules[rules.index("Open question: a troop of 10 or of 8?"):]
-    assert "(10 cards in total)" in box
-    assert "These rules follow the layout. The camp maps have 8 positions" in box
-    assert "the limit of 10 in stage 2 is never reached" in box
+    assert "Your troop holds at most 8 cards, one in each position of your camp map." in rules
+    assert "A troop holds at most 8 cards." in rules
+    assert "exceeds 10" not in rules and "(10 cards in total)" not in rules
 
 
 # --- the text follows the data ---------------------------------------------------------------------

@@ -91,7 +91,7 @@ def test_way_of_the_blade_and_one_true_king_validate_clean(cli):
     for game in ("way-of-the-blade", "one-true-king"):
         result = cli("validate", "--game", game)
         assert result.code == 0, result.out
-        assert "0 error(s), 0 warning(s)" in result.out
+        assert "0 errors, 0 warnings" in result.out
 
 
 def test_knightfall_reports_the_troop_size_contradiction(cli):
@@ -187,9 +187,11 @@ def test_knightfall_maps_are_tiled_and_coins_are_round(built):
     assert summary == [("cards", "rect", False, 52), ("Decision coin", "circle", False, 4),
                        ("Camp map", "rect", True, 2)]
     onesided = [p.extract_text().splitlines()[-1] for p in PdfReader(out / "sheets-a4-onesided.pdf").pages]
-    tiles = [f for f in onesided if "camp-map · tile" in f and f.endswith("print one-sided")]
+    tiles = [f for f in onesided if "Camp map " in f and " · tile" in f and f.endswith("print one-sided")]
     assert len(tiles) == 8  # 4 pages per map, so each map spans more than one page
     assert sum("tile 1,1 of 2 x 2" in f for f in tiles) == 2
+    # each map's pages say which map they are: the card's name, numbered per copy
+    assert sum("Camp map 1/2 · tile" in f for f in tiles) == 4 and sum("Camp map 2/2 · tile" in f for f in tiles) == 4
     duplex = [p.extract_text() for p in PdfReader(out / "sheets-a4-duplex.pdf").pages]
     assert "sheet 14/14, front" in duplex[26] and "sheet 14/14, back" in duplex[27]  # the coins' sheet
 
@@ -244,7 +246,7 @@ def test_knightfall_coins_hide_the_decision(built):
     back = result.cards.backs["coins"].svg
     assert "<text" not in back  # no letter, no word: nothing tells the decision
     group = next(g for g in sheet_groups(snapshot, result.cards, result.files) if g.label == "Decision coin")
-    assert [s.label for s in group.slots] == ["attack-coin"] * 2 + ["defend-coin"] * 2
+    assert [s.label for s in group.slots] == ["Attack coin"] * 2 + ["Defend coin"] * 2
     assert len({s.back.name for s in group.slots}) == 1
     # and on paper: the backs page draws one and the same piece four times
     page = next(p for p in PdfReader(out / "sheets-a4-duplex.pdf").pages  # the coins have the last sheet

@@ -227,18 +227,26 @@ def test_players_rulebook_leaves_the_authoring_choices_to_the_designers_notes(bu
         assert " ".join(line.split()) in cover
 
 
-def test_rulebook_scoring_summary_is_computed_from_the_data(built):
+def test_rulebook_scoring_covers_every_source_of_points_and_no_statistics(built):
+    """Every way to score has a row (the Treasures discarded for their points included), the rules
+    for it are printed, and the players' table holds rules, not designer statistics."""
     snapshot = built["en"][0]
     charms = [c for c in snapshot.cards if c.fields.get("set") == "charms"]
-    relics = [c for c in snapshot.cards if c.fields.get("set") == "reliquia"]
     n_charms, p_charms = sum(c.count for c in charms), sum(c.count * c.fields["punti"] for c in charms)
-    n_relics, p_relics = sum(c.count for c in relics), sum(c.count * c.fields["punti"] for c in relics)
+    point_treasures = [c for c in snapshot.cards if c.type.startswith("tesoro")
+                       and any(e.do == "punti" for e in c.effects)]
+    assert point_treasures  # Family Crest, Royal Charter: "Discard it to: +2/+3 victory points"
     en = _text(built["en"][2] / "rulebook-a4.pdf")
     it = _text(built["it"][2] / "rulebook-a4.pdf")
-    assert f"{n_charms} Charms, {p_charms} points" in en and f"{n_charms} Charms, {p_charms} punti" in it
-    assert f"{n_relics} Relics, {p_relics} points" in en and f"{n_relics} Reliquie, {p_relics} punti" in it
+    assert "Treasures discarded for their points, face down in front of you" in en
+    assert "Tesori scartati per i punti, coperti davanti a te" in it
+    assert "does not go to the discard pile: put it face down in front of you" in en
     assert "whoever holds the most: +3" in en and "Treasure cards. At any time" in en
     assert "You may hold up to 6 Treasure cards" in en
+    assert f"{n_charms} Charms, {p_charms} points" not in en and "In play" not in en and "Nel gioco" not in it
+    # the Specialists' place agrees with the recorded choice (beside the board, one per figure)
+    assert "Put it beside your player board" in en and "Mettilo accanto alla tua plancia" in it
+    assert "You place it on your player board" not in en
 
 
 def test_rulebooks_show_the_real_boards(built):
@@ -261,6 +269,21 @@ def test_cards_in_english(built):
     assert "Prendi" not in en and "Specialista" not in en
 
 
+def test_every_counted_word_on_a_card_follows_its_languages_plural_rule(built):
+    """A Mission's coins are counted with the language's plural forms (CLDR through Babel):
+    '1 moneta' / '2 monete', '1 coin' / '2 coins', never '1 monete' or '1 coins'."""
+    words = {"it": ("moneta", "monete"), "en": ("coin", "coins")}
+    for lang, (one, other) in words.items():
+        snapshot, _, out = built[lang]
+        missions = [c for c in snapshot.cards if c.type == "missione"]
+        assert {c.fields["monete"] for c in missions} >= {1, 2}
+        for card in missions:
+            svg = (out / "svg" / f"card-{card.id}.svg").read_text(encoding="utf-8")
+            texts = re.findall(r">([^<>]+)</(?:text|tspan)>", svg)
+            expected = one if card.fields["monete"] == 1 else other
+            assert expected in texts and (other if expected == one else one) not in texts, (lang, card.id, texts)
+
+
 def test_no_text_overflows_in_either_language(built):
     for lang in ("it", "en"):
         overflow = [w for w in built[lang][1].warnings if "does not fit" in w]
@@ -280,12 +303,12 @@ def test_main_board_is_tiled_and_tokens_are_cut(built):
     assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
     pages = PdfReader(out / "sheets-a4-onesided.pdf").pages  # tiles are printed one-sided
     footers = [page.extract_text().splitlines()[-1] for page in pages]
-    tiles = [f for f in footers if "tabellone · parte" in f]  # cardgen's page text speaks Italian too
+    tiles = [f for f in footers if "Tabellone · parte" in f]  # the board's name; cardgen's page text speaks Italian too
     assert len(tiles) == 4 and sum("parte 1,1 di 2 x 2" in f for f in tiles) == 1
     assert all("stampa solo fronte" in f for f in tiles) and not any("tile" in f for f in footers)
     # landscape pages, each tile region 4 mm into its neighbour's
     for page in pages:
-        if "tabellone · parte" in page.extract_text():
+        if "Tabellone · parte" in page.extract_text():
             assert float(page.mediabox.width) > float(page.mediabox.height)
 
 
@@ -333,41 +356,45 @@ def _states(data: dict) -> list[dict]:
 def test_tts_exports_decks_boards_tiles_and_tokens(tts):
     out, files = tts
     assert set(files) == {f"kings-guild-1-en-{d}.json" for d in (
-        "gilde", "missioni", "tesori-rossi", "tesori-gialli", "tesori-blu", "specialisti", "stanze", "sigilli",
-        "risorse", "monete", "monete-grandi", "tabelloni", "plance")}
+        "guilds", "missions", "red-treasures", "yellow-treasures", "blue-treasures", "specialists", "rooms", "seals",
+        "resources", "coins", "5-coin-pieces", "main-board", "player-boards")}
+    # every file is named in English: no deck or piece id (the Italian words of the data) is left
+    ids = [d for d in ("gilde", "missioni", "tesori", "specialisti", "stanze", "sigilli", "risorse", "monete",
+                       "tabellone", "plance", "sala-trono") if any(d in p.name for p in out.iterdir())]
+    assert ids == []
     kinds = Counter(s["Name"] for data in files.values() for s in _states(data))
     assert kinds["Custom_Board"] == 1 + 6
     assert kinds["Custom_Tile"] == 29 + 30 + 10       # rooms and coins: two-sided
     assert kinds["Custom_Token"] == 12 + 80           # seals and resources: one-sided
     assert kinds["DeckCustom"] == 6 and kinds["Bag"] == 5
-    board = files["kings-guild-1-en-tabelloni.json"]["ObjectStates"][0]
+    board = files["kings-guild-1-en-main-board.json"]["ObjectStates"][0]
     assert board["Name"] == "Custom_Board" and board["Nickname"] == "Main board"
-    assert board["CustomImage"]["ImageURL"] == "https://example.org/kg/kings-guild-1-en-tabelloni-tabellone.png"
-    assert (out / "kings-guild-1-en-tabelloni-tabellone.png").is_file()
+    assert board["CustomImage"]["ImageURL"] == "https://example.org/kg/kings-guild-1-en-main-board-main-board.png"
+    assert (out / "kings-guild-1-en-main-board-main-board.png").is_file()
 
 
 def test_tts_tiles_have_backs_and_tokens_do_not(tts):
     out, files = tts
-    rooms = files["kings-guild-1-en-stanze.json"]["ObjectStates"][0]
+    rooms = files["kings-guild-1-en-rooms.json"]["ObjectStates"][0]
     assert rooms["Name"] == "Bag" and rooms["Nickname"] == "Rooms"
     throne = next(s for s in rooms["ContainedObjects"] if s["Nickname"] == "Throne Room")
     image = throne["CustomImage"]
     assert image["CustomTile"]["Type"] == 0
-    assert image["ImageSecondaryURL"].endswith("kings-guild-1-en-stanze-back.png")
+    assert image["ImageSecondaryURL"].endswith("kings-guild-1-en-rooms-back.png")
     assert throne["Description"] == "End of the game: +1 VP for each Mission card with [Crown]"
-    coin = files["kings-guild-1-en-monete.json"]["ObjectStates"][0]["ContainedObjects"][0]
+    coin = files["kings-guild-1-en-coins.json"]["ObjectStates"][0]["ContainedObjects"][0]
     assert coin["CustomImage"]["CustomTile"]["Type"] == 2  # round
-    seal = files["kings-guild-1-en-sigilli.json"]["ObjectStates"][0]["ContainedObjects"][0]
+    seal = files["kings-guild-1-en-seals.json"]["ObjectStates"][0]["ContainedObjects"][0]
     assert seal["Name"] == "Custom_Token" and seal["CustomImage"]["ImageSecondaryURL"] == ""
     # pieces are as large on the table as in print: a 40 mm tile and a 460 mm board
     assert throne["Transform"]["scaleX"] == pytest.approx(40 / 50.8, abs=1e-3)
-    board = files["kings-guild-1-en-tabelloni.json"]["ObjectStates"][0]
+    board = files["kings-guild-1-en-main-board.json"]["ObjectStates"][0]
     assert board["Transform"]["scaleX"] == pytest.approx(460 / 50.8, abs=1e-3)
     from PIL import Image
 
-    with Image.open(out / "kings-guild-1-en-stanze-sala-trono.png") as im:
+    with Image.open(out / "kings-guild-1-en-rooms-throne-room.png") as im:
         assert im.size == (472, 472)  # 40 mm at 300 DPI
-    with Image.open(out / "kings-guild-1-en-tabelloni-tabellone.png") as im:
+    with Image.open(out / "kings-guild-1-en-main-board-main-board.png") as im:
         assert im.size[0] == 4096 and abs(im.size[0] / im.size[1] - 460 / 336) < 0.01
 
 

@@ -13,12 +13,12 @@ import cardgen
 PACKAGE = Path(cardgen.__file__).parent
 LAYERS = [  # bottom to top; a module may import from its own layer and the ones below
     {"cardgen", "cardgen.errors", "cardgen.atomic", "cardgen.units", "cardgen.cache", "cardgen.buildstamp", "cardgen.builtin",
-     "cardgen.colour", "cardgen.pngmeta", "cardgen.contain", "cardgen.outputs"},
+     "cardgen.colour", "cardgen.pngmeta", "cardgen.contain", "cardgen.outputs", "cardgen.words"},
     {"cardgen.data", "cardgen.i18n"},
     {"cardgen.buildtypes", "cardgen.console"},  # what the stages hand each other (holds a Snapshot)
     {"cardgen.render"},
     {"cardgen.preflight", "cardgen.imposition", "cardgen.rulebook", "cardgen.export", "cardgen.diff",
-     "cardgen.simulate"},
+     "cardgen.simulate", "cardgen.balance"},
     {"cardgen.pipeline", "cardgen.preview"},
     {"cardgen.commands", "cardgen.cli", "cardgen.__main__"},
 ]

@@ -36,7 +36,7 @@ def test_new_game_inside_a_project_validates_and_builds(cli, project_copy):
     assert not (project_copy / "dragon-race").exists()  # no nested project
 
     result = cli("validate", "--game", "dragon-race", cwd=project_copy)
-    assert result.code == 0 and "3 different cards, 9 printed; 0 error(s), 0 warning(s)" in result.out
+    assert result.code == 0 and "3 different cards, 9 printed; 0 errors, 0 warnings" in result.out
 
     result = cli("build", "--game", "dragon-race", "--no-png", "--paper", "a4", cwd=project_copy)
     assert result.code == 0, result.err
@@ -63,12 +63,18 @@ def test_new_outside_a_project_makes_one(cli, tmp_path):
     assert "Dragon Race" in (root / "card_data/dragon-race/game.yml").read_text()
 
     result = cli("validate", cwd=root)  # the new project's default game
-    assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out
+    assert result.code == 0 and "0 errors, 0 warnings" in result.out
     shutil.rmtree(root / "fonts")  # a project without fonts of its own builds with cardgen's
     result = cli("build", "--no-png", "--paper", "letter", cwd=root)
     assert result.code == 0, result.err
     assert (root / "build/dragon-race/1/sheets-letter-duplex.pdf").is_file()
-    assert "Main deck: 9 cards" in _text(root / "build/dragon-race/1/rulebook-letter.pdf")
+    rulebook = _text(root / "build/dragon-race/1/rulebook-letter.pdf")
+    assert "Main deck: 9 cards" in rulebook
+    assert "Cards (9)" in rulebook and "Card cards" not in rulebook
+    # the designer's notes come from cardgen's own template: the project has none of its own
+    notes = _text(root / "build/dragon-race/1/notes-letter.pdf")
+    assert "Designer's notes".upper() in notes.upper() and "Dragon Race" in notes
+    assert "Check results" in notes and "The first version: nothing to compare with." in notes
     embedded = subprocess.run(["pdffonts", root / "build/dragon-race/1/rulebook-letter.pdf"],
                               capture_output=True, text=True, check=True).stdout
     assert "Cinzel" in embedded and "Alegreya-Sans" in embedded  # weasyprint names the family so

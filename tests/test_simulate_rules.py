@@ -330,7 +330,12 @@ def test_mine_bonus_under_take_one_and_fill_hand():
     player = t.players[0]
     own(t, player, rule, ["orcish"], "3")
     player.hand = player.hand[:2]
-    assert t.mine_action(player) == 1  # fill your hand: the hand limit still caps the draw
+    assert t.mine_action(player) == 2  # fill your hand (1), then the effect's extra metal: effects overrule the limit
+    t = table("3", data=with_rules("3", effect_draws="within_hand_limit"))
+    player = t.players[0]
+    own(t, player, rule, ["orcish"], "3")
+    player.hand = player.hand[:2]
+    assert t.mine_action(player) == 1  # read the other way, the hand limit caps the effect too
 
 
 def test_extra_pour():
@@ -475,14 +480,144 @@ def test_open_table_rules_are_the_versions_values_or_a_stated_reading():
     snap31, snap1 = snapshot("3.1"), snapshot("1")
     assert {k: TABLES["3.1"]["rules"][k] for k in OPEN} == {k: snap31.rules[k] for k in OPEN}
     assert not any("leaves it open" in a for a in TABLES["3.1"]["assumptions"])
-    # version 1 sets none of them: each reading is an assumption, in the sentence game.yml gives it
-    assert all(snap1.rules.get(k) is None for k in OPEN)
+    # version 1 answers them (the metals' order from version 2, where earliest-out overflow needs it):
+    # the engine plays the versions' values and states no reading of its own
     specs = snap1.game.rule_specs
-    for rule in OPEN:
-        value = TABLES["1"]["rules"][rule]
-        assert (f"{specs[rule].label}: the version leaves it open; played as '{value}': {specs[rule].values[value]}"
-                in TABLES["1"]["assumptions"])
-    assert TABLES["1"]["assumptions"][len(OPEN):] == E.ASSUMPTIONS
+    assert {k: snap1.rules.get(k) for k in OPEN} == {k: (None if k == "metal_order" else specs[k].default) for k in OPEN}
+    assert {k: TABLES["1"]["rules"][k] for k in OPEN if k != "metal_order"} == \
+        {k: snap1.rules[k] for k in OPEN if k != "metal_order"}
+    assert TABLES["1"]["rules"]["metal_order"] == specs["metal_order"].default  # played, never printed in V1
+    assert not any("leaves it open" in a and "metal_order" not in a and specs["metal_order"].label not in a
+                   for a in TABLES["1"]["assumptions"])
+    # the readings of play are rules of the data too (and printed): set where the version can show
+    # them; where it cannot (V1 has no hand limit and no end; from V2 no card bounces metal on)
+    # the version leaves them open and the default is played without a line in the report
+    played = ("effect_draws", "extra_pours", "bounce_target", "end_timing", "ties")
+    assert {k: snap1.rules.get(k) for k in played} == {
+        "effect_draws": None, "extra_pours": "any_card", "bounce_target": "owner_chooses", "end_timing": None,
+        "ties": "shared"}
+    assert {k: snap31.rules.get(k) for k in played} == {
+        "effect_draws": "beyond_hand_limit", "extra_pours": "any_card", "bounce_target": None, "end_timing": "any_time",
+        "ties": "shared"}
+    for rule in played:
+        assert set(E.TABLE_RULES[rule]) == set(specs[rule].values)
+        assert TABLES["1"]["rules"][rule] == (snap1.rules.get(rule) or specs[rule].default)
+
+
+# --- every reading of play is a rule value: flipping it changes the play ----------------------------
+
+
+def test_effects_overrule_the_hand_limit_battle_axe_draws_its_extra_metal():
+    """3.1, hand limit 3, fill-your-hand: a full draw of 3 plus the mine bonus's extra metal."""
+    for version in ("3", "3.1"):
+        rule = next(c for c in table(version).cards if c.ability.get("mine_bonus"))
+        for value, expected in (("beyond_hand_limit", 4), ("within_hand_limit", 3)):
+            t = table(version, data=with_rules(version, effect_draws=value))
+            p = t.players[0]
+            p.hand = []
+            trigger = (rule.ability["mine_bonus"][0][0] & -rule.ability["mine_bonus"][0][0]).bit_length() - 1
+            part = E.Part(rule, 0)
+            part.metals = [trigger]
+            part.refresh()
+            p.parts.append(part)
+            assert t.mine_action(p) == expected, (version, value)
+
+
+def test_effects_overrule_the_hand_limit_for_overflow_to_hand_and_sabotage_draws():
+    keeper = next(c for c in table("3.1").cards if c.ability.get("overflow_keep"))
+    kept = {}
+    for value in ("beyond_hand_limit", "within_hand_limit"):
+        t = table("3.1", data=with_rules("3.1", effect_draws=value))
+        owner, other = t.players
+        trigger = (keeper.ability["overflow_keep"][0][0] & -keeper.ability["overflow_keep"][0][0]).bit_length() - 1
+        part = E.Part(keeper, 0)
+        while not part.complete:
+            part.metals.append(trigger)
+            part.refresh()
+        owner.parts, owner.token = [part], part
+        owner.hand = [0, 0, 0]  # full: the limit is 3
+        other.hand = [0]
+        t.pour(other, 0, part)
+        kept[value] = len(owner.hand)
+    assert kept == {"beyond_hand_limit": 4, "within_hand_limit": 3}
+
+
+def test_any_metal_includes_grey_steel():
+    """"A metal of any kind triggers the effect" (the rulebook): from V2 on steel has no effects of
+    its own, yet an any-metal effect is on with steel alone."""
+    steel = 1 << metal("2", "steel")
+    any_effects = [(c["id"], m) for c in TABLES["2"]["parts"] for kind, m, _ in c["effects"]
+                   if kind == "points" and m == (1 << len(TABLES["2"]["metals"])) - 1]
+    assert any_effects, "version 2 has a card whose effect any metal triggers"
+    card_id, mask = any_effects[0]
+    assert mask & steel
+    rule = next(c for c in table("2").cards if c.id == card_id)
+    assert E.part_score(rule, steel, 1) >= 1  # steel alone in it: the point counts
+
+
+def test_extra_pours_any_card_or_the_same_card():
+    rule, _ = synthetic("3.1", [("extra_pour", "steel", 1)])
+    poured = {}
+    for value in ("any_card", "same_card"):
+        t = table("3.1", data=with_rules("3.1", extra_pours=value))
+        p, q = t.players
+        mine_part = own(t, p, rule, ["steel"], "3.1", token=True)
+        theirs = own(t, q, rule, [], "3.1", token=True)
+        p.hand = [metal("3.1", "steel"), metal("3.1", "steel")]
+        class LastTarget(Scripted):
+            def extra_pour(self, t, player):  # the last card the rules let it pour into
+                return 0, t.pour_targets(player)[-1]
+
+        p.bot = LastTarget()
+        t._action(p, ("pour", 0, mine_part))
+        poured[value] = (len(mine_part.metals), len(theirs.metals))
+    assert poured == {"any_card": (2, 1), "same_card": (3, 0)}
+
+
+def test_bounce_target_owner_chooses_or_next_in_turn():
+    mirror = next(c for c in table("1").cards if c.ability.get("overflow_bounce"))
+    trigger = (mirror.ability["overflow_bounce"][0][0] & -mirror.ability["overflow_bounce"][0][0]).bit_length() - 1
+    got = {}
+    for value in ("owner_chooses", "next_in_turn"):
+        class Last(Scripted):
+            def bounce_target(self, t, player, metal, options):
+                return options[-1]
+
+        t = table("1", players=3, bots=[Last(), Last(), Last()], data=with_rules("1", bounce_target=value))
+        a, b, c = t.players
+        source = E.Part(mirror, 0)
+        while not source.complete:
+            source.metals.append(trigger)
+            source.refresh()
+        a.parts, a.token = [source], source
+        rule, _ = synthetic("1", [("points", "steel", 1)], needs=5)
+        tb, tc = own(t, b, rule, [], "1", token=True), own(t, c, rule, [], "1", token=True)
+        b.hand = [metal("1", "steel")]
+        t.pour(b, 0, source)
+        got[value] = (len(tb.metals), len(tc.metals))
+    assert got == {"owner_chooses": (0, 1), "next_in_turn": (1, 0)}
+
+
+def test_end_timing_any_time_or_own_turn():
+    ended = {}
+    for value in ("any_time", "own_turn"):
+        t = table("3.1", data=with_rules("3.1", end_timing=value), bots=[Scripted(), Scripted(end=True)])
+        p, q = t.players
+        for ctype in ("blade", "hilt", "upgrade"):
+            rule = next(c for c in t.cards if c.type == ctype)
+            part = E.Part(rule, 1)
+            part.metals, part.filled = [0] * rule.needs, rule.needs
+            q.parts.append(part)
+        ended[value] = t._who_ends(0)  # after seat 1's action: may seat 2 end?
+    assert ended == {"any_time": 1, "own_turn": None}
+
+
+def test_ties_shared_or_nobody_wins():
+    won = {}
+    for value in ("shared", "nobody_wins"):
+        t = table("3.1", data=with_rules("3.1", ties=value))
+        won[value] = t._record(None, False, [])["winners"]  # nobody has a point: a tie of everyone
+    assert won == {"shared": [0, 1], "nobody_wins": []}
 
 
 def test_a_rule_value_the_engine_cannot_play_is_named():

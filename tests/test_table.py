@@ -146,7 +146,7 @@ def _xlsx_with(project: Path, edit) -> Path:
     ("count", "yes", 'expected an integer, found "yes"'),
     ("count", 20000, "expected a count from 0 to 10000, found 20000"),
     ("effects", "orcish: pointz 1", "unknown effect 'pointz'"),
-    ("effects", "orcish: points 1 2", "effect 'points' takes 1 value(s) (amount), found '2'"),
+    ("effects", "orcish: points 1 2", "effect 'points' takes 1 value (amount), found '2'"),
     ("type", "sword", "unknown card type 'sword'"),
 ])
 def test_bad_cells_name_file_sheet_and_cell(cli, project_copy, column, value, expected):

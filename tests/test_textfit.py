@@ -229,6 +229,25 @@ def test_icon_sticks_to_adjacent_punctuation():
     assert isinstance(second.items[0], PlacedIcon) and second.items[1].text.startswith(".")
 
 
+def test_an_icon_between_spaces_never_stands_alone_on_a_line():
+    """'+1 point per <icon>' in a box that holds the words but not the icon: the icon takes the
+    word before it to the next line instead of making a line of its own; an icon that starts a
+    paragraph stays with the word after it."""
+    size, metrics = 5, FONTSET.metrics(BODY)
+    holds_the_words = (metrics.advance("aaaa bbbb") + 0.5) * size
+    layout = fit_text([Text("aaaa bbbb "), Icon("coin")], holds_the_words, 100, family=BODY,
+                      max_size=size, min_size=size)
+    assert [text_of(line).strip() for line in layout.lines] == ["aaaa", "bbbb"]
+    assert isinstance(layout.lines[1].items[-1], PlacedIcon) and not layout.overflow
+
+    layout = fit_text([Icon("coin"), Text(" aaaa bbbb")], holds_the_words, 100, family=BODY,
+                      max_size=size, min_size=size)
+    assert isinstance(layout.lines[0].items[0], PlacedIcon) and text_of(layout.lines[0]).strip() == "aaaa"
+    assert text_of(layout.lines[1]).strip() == "bbbb"
+    for line in layout.lines:
+        assert any(not isinstance(item, PlacedIcon) for item in line.items)
+
+
 def test_icons_render_where_measured(tmp_path):
     runs = [Text("Gain 2"), Icon("coin"), Text(", then draw.")]
     layout = one_line(runs)

@@ -61,13 +61,212 @@ def test_new_game_with_an_optional_field_left_out(cli, project_copy):
 
 
 def test_validate_reports_a_missing_sentence_icon(cli, project_copy):
+    """Once, at the sentence in game.yml that writes the icon, naming the cards that print it."""
     edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}',
          "text: \"+{{ amount }} {{ icon('kings-blade/no-such-icon') }} sword\"")
+    line = line_of(project_copy / GAME, "no-such-icon")
+    code, report = validate_json(cli, project_copy, "-v", "1")
+    assert code == 1
+    [error] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (error["code"], error["file"], error["line"]) == ("missing-icon", GAME, line)
+    users = [c.id for c in _snapshot(project_copy, "1").cards if any(e.do == "points" for e in c.effects)]
+    assert len(users) > 3 and error["card"] == users[0]
+    assert f"in the sentence of effect 'points' ({len(users)} cards: {', '.join(users[:3])} and " \
+           f"{len(users) - 3} more)" in error["message"]
+
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of `path` holding `text` (the one a message must name)."""
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+def _snapshot(project: Path, version: str, game: str = "kings-blade"):
+    from cardgen.data.project import load_project
+    from cardgen.data.versions import load_game, resolve
+
+    loaded = load_project(project)
+    return resolve(loaded, load_game(loaded, game), version)
+
+
+def errors_of(result) -> list[str]:
+    return [line for line in (result.out + result.err).splitlines() if ": error: " in line]
+
+
+# --- issue 28: a face too large, and the rulebook's templates, are found by validate ----------
+
+KG_GAME = "card_data/kings-guild/game.yml"
+
+
+@pytest.mark.parametrize("old,new,where", [
+    ("board: {width_mm: 460, height_mm: 336}", "board: {width_mm: 4600, height_mm: 3360}", "board: {"),
+    ("player-board: {width_mm: 250, height_mm: 180}", "player-board: {width_mm: 250, height_mm: 1800}", "player-board: {"),
+    ("size: tile", "size: {width_mm: 40, height_mm: 3000}", "size: {width_mm: 40, height_mm: 3000}"),
+], ids=["board-ten-times", "player-board-tall", "inline-size"])
+def test_a_face_too_large_fails_validate_and_build_at_its_size(cli, project_copy, old, new, where):
+    edit(project_copy, KG_GAME, old, new)
+    line = line_of(project_copy / KG_GAME, where)
+    validate = cli("validate", "--game", "kings-guild", cwd=project_copy)
+    assert validate.code == 1 and "Traceback" not in validate.err
+    [error] = errors_of(validate)
+    assert re.match(rf"{re.escape(KG_GAME)}:{line}:\d+: error: card type '[a-z-]+' measures .* more than the limit "
+                    r"of 1,200 mm a side; .*\(too-large\)$", error), error
+    build = cli("build", "--game", "kings-guild", "--out", "o", cwd=project_copy)
+    assert build.code == 1 and error in build.err and "CAIRO" not in build.err and "Traceback" not in build.err
+    assert not (project_copy / "o").exists()
+
+
+def test_face_limit_is_set_in_cardgen_yml_and_capped_at_what_cairo_draws(cli, project_copy):
+    config = project_copy / "cardgen.yml"
+    config.write_text(config.read_text() + "limits: {face_mm: 80}\n")
     code, report = validate_json(cli, project_copy, "-v", "1")
     assert code == 1
     errors = [f for f in report["findings"] if f["severity"] == "error"]
-    assert errors and {f["code"] for f in errors} == {"missing-icon"}
-    assert all(f["card"] and f["file"].endswith("1.yml") and f["line"] for f in errors)
+    assert {(f["code"], f["file"], f["line"]) for f in errors} == {
+        ("too-large", GAME, line_of(project_copy / GAME, "card_size:"))}
+    assert "94 mm with bleed" in errors[0]["message"] and "set limits.face_mm" in errors[0]["message"]
+    config.write_text(config.read_text().replace("face_mm: 80", "face_mm: 3000"))
+    result = cli("validate", "-v", "1", cwd=project_copy)
+    assert result.code == 2
+    assert re.fullmatch(r"error: cardgen\.yml:\d+:\d+: limits\.face_mm: .*\b2774\b.*\n", result.err), result.err
+
+
+def _renamed_deck_project(cli, tmp_path: Path) -> Path:
+    """A `cardgen new` project whose deck 'main' is renamed 'draw' everywhere but the rulebook."""
+    assert cli("new", "Dragon Race", cwd=tmp_path).code == 0
+    root = tmp_path / "dragon-race"
+    game = root / "card_data/dragon-race/game.yml"
+    game.write_text(game.read_text().replace("deck: main", "deck: draw").replace("  main: {name", "  draw: {name"))
+    edit(root, "versions/dragon-race/1.yml", "{deck: main,", "{deck: draw,")
+    return root
+
+
+def test_rulebook_template_error_fails_validate_as_it_fails_build(cli, tmp_path):
+    root = _renamed_deck_project(cli, tmp_path)
+    rulebook = "templates/dragon-race/rulebook.html.j2"
+    line = line_of(root / rulebook, 'deck("main").name')
+    validate = cli("validate", cwd=root)
+    assert validate.code == 1, validate.out
+    [error] = errors_of(validate)
+    assert error == (f"{rulebook}:{line}: error: rulebook mentions deck 'main', which the game does not declare "
+                     "(expected one of: draw) (rulebook)")
+    assert "1 error, 0 warnings" in validate.out
+    code, report = validate_json(cli, root)
+    assert code == 1 and [(f["code"], f["file"], f["line"]) for f in report["findings"]] == [("rulebook", rulebook, line)]
+    build = cli("build", "--no-png", "--paper", "a4", "--out", "o", cwd=root)
+    assert build.code == 1 and build.err.strip() == f"error: {rulebook}:{line}: rulebook mentions deck 'main', " \
+        "which the game does not declare (expected one of: draw)"
+    assert not [p for p in (root / "o").rglob("*.pdf")]
+    # the fix makes both clean
+    edit(root, rulebook, 'deck("main").name', 'deck("draw").name')
+    assert cli("validate", cwd=root).code == 0
+
+
+@pytest.mark.parametrize("template,block", [
+    ("notes.html.j2", "{% block cover %}"),
+    ("rulebook.html.j2", "{% block rules %}"),
+])
+def test_every_document_template_is_rendered_by_validate(cli, tmp_path, template, block):
+    """The designer's notes (a game's own notes.html.j2) and the rulebook: an error in either is
+    one finding at the template's line, in validate as in build."""
+    from cardgen.builtin import TEMPLATES_DIR
+
+    assert cli("new", "Dragon Race", cwd=tmp_path).code == 0
+    root = tmp_path / "dragon-race"
+    path = root / "templates/dragon-race" / template
+    lines = (path.read_text() if path.exists() else (TEMPLATES_DIR / template).read_text()).splitlines()
+    line = lines.index(block) + 2
+    lines.insert(line - 1, "{{ no_such_value.attribute }}")
+    path.write_text("\n".join(lines) + "\n")
+    code, report = validate_json(cli, root)
+    assert code == 1, report
+    [finding] = report["findings"]
+    assert (finding["code"], finding["file"], finding["line"]) == ("rulebook", f"templates/dragon-race/{template}", line)
+    build = cli("build", "--no-png", "--paper", "a4", cwd=root)
+    assert build.code == 1 and build.err.strip() == f"error: templates/dragon-race/{template}:{line}: {finding['message']}"
+
+
+# --- issue 28: claims merge over versions, and diff shows them -------------------------------
+
+V2 = "versions/kings-blade/2.yml"
+
+
+def claims_of(project: Path, version: str) -> dict:
+    from cardgen.data.model import claim_key
+
+    snapshot = _snapshot(project, version)
+    return {claim_key(c): (c, loc.line) for c, loc in zip(snapshot.claims, snapshot.claim_locs)}
+
+
+def test_a_version_with_claims_keeps_the_inherited_ones(cli, project_copy):
+    inherited = claims_of(project_copy, "2")
+    assert len(inherited) == 6
+    (project_copy / V3).write_text('extends: "2"\nclaims:\n  - {deck: market, total: 21, says: "21 market cards"}\n'
+                                   '  - {id: hilts, deck: market, total: 8}\n')
+    merged = claims_of(project_copy, "3")
+    assert list(merged) == list(inherited) + ["hilts"]
+    assert merged["deck market"][0].total == 21 and merged["deck market"][1] == 3
+    assert merged["deck mine"][1] == inherited["deck mine"][1]  # still checked, at 2.yml's line
+    validate = cli("validate", "-v", "3", cwd=project_copy)
+    assert validate.code == 1
+    assert errors_of(validate) == [
+        f"{V3}:3:5: error: deck 'market' should hold 21 cards but holds 20 (\"21 market cards\") (deck-count)",
+        f"{V3}:4:5: error: deck 'market' should hold 8 cards but holds 20 (deck-count)"]
+    # an inherited claim the new version breaks is reported at the line that makes it
+    (project_copy / V3).write_text('extends: "2"\nclaims:\n  - {deck: market, total: 20}\n'
+                                   "override:\n  - {id: steel, count: 21}\n")
+    broken = cli("validate", "-v", "3", cwd=project_copy)
+    assert broken.code == 1
+    assert f"{V2}:{inherited['deck mine'][1]}:5: error: deck 'mine' should hold 60 cards but holds 61" \
+        in "\n".join(errors_of(broken))
+
+
+def test_withdrawn_and_replace_claims(cli, project_copy):
+    (project_copy / V3).write_text('extends: "2"\nclaims:\n  - {symbol: elvish, deck: mine, withdrawn: true}\n')
+    assert "deck mine, symbol elvish" not in claims_of(project_copy, "3") and len(claims_of(project_copy, "3")) == 5
+    (project_copy / V3).write_text('extends: "2"\nreplace_claims: true\nclaims:\n  - {deck: mine, total: 60}\n')
+    assert list(claims_of(project_copy, "3")) == ["deck mine"]
+    (project_copy / V3).write_text('extends: "2"\nreplace_claims: true\n')
+    assert claims_of(project_copy, "3") == {}
+    assert cli("validate", "-v", "3", cwd=project_copy).code == 0
+
+
+@pytest.mark.parametrize("claims,line,message", [
+    ("  - {deck: market, total: 20}\n  - {deck: market, total: 21}\n", 4,
+     "a second claim about deck market in this file (first at line 3); give each its own id"),
+    ("  - {symbol: gold, withdrawn: true}\n", 3, "withdraws the claim about symbol gold, which no earlier version makes"),
+    ("  - {says: nothing counted}\n", 3, "a claim needs a deck or a symbol to count (or an id naming it)"),
+])
+def test_claims_that_cannot_merge_are_one_line(cli, project_copy, claims, line, message):
+    (project_copy / V3).write_text('extends: "2"\nclaims:\n' + claims)
+    for args in (("validate", "-v", "3"), ("build", "-v", "3", "--out", "o")):
+        result = cli(*args, cwd=project_copy)
+        assert result.code == 2 and "Traceback" not in result.err
+        [only] = result.err.splitlines()
+        assert only.startswith(f"error: {V3}:{line}:5: {message}"), only
+    assert not (project_copy / "o").exists()
+
+
+def test_diff_shows_claims_added_removed_and_changed(cli, project_copy):
+    (project_copy / V3).write_text(
+        'extends: "2"\nclaims:\n  - {deck: market, total: 20, says: "twenty"}\n'
+        '  - {symbol: elvish, deck: mine, withdrawn: true}\n  - {id: hilts, deck: market, total: 8}\n')
+    result = cli("diff", "2", "3", "--format", "json", cwd=project_copy)
+    assert result.code == 0, result.err
+    claims = {c["key"]: (c["detail"], c["old"], c["new"]) for c in json.loads(result.out)["claims"]}
+    assert claims == {
+        "deck market": ("changed", {"deck": "market", "total": 20},
+                        {"deck": "market", "total": 20, "says": "twenty"}),
+        "deck mine, symbol elvish": ("removed", claims["deck mine, symbol elvish"][1], None),
+        "hilts": ("added", None, {"id": "hilts", "deck": "market", "total": 8}),
+    }
+    assert claims["deck mine, symbol elvish"][1]["count"] == 10
+    text = cli("diff", "2", "3", cwd=project_copy).out
+    section = text[text.index("Claims"):]
+    assert "deck market: Market: 20 cards -> Market: 20 cards (\"twenty\") (changed)" in section
+    assert "deck mine, symbol elvish: Elvish Steel: 10 cards, 1/6 of The Mine" in section and "(removed)" in section
+    assert "hilts: (none) -> Market: 8 cards (added)" in section
+    same = cli("diff", "3", "3", "--format", "json", cwd=project_copy)
+    assert json.loads(same.out)["claims"] == []
 
 
 def test_validate_and_build_fail_alike_on_text_overflow_with_strict(cli, project_copy):
@@ -189,7 +388,7 @@ def test_docs_name_only_what_a_new_project_has(cli, tmp_path):
     card.write_text(card.read_text() + '{% import "playing-cards.j2" as pc %}\n'
                     '{{ icon("common/crown", 52, 17.5, 4) }}{{ pc.rank_label(12) }}\n')
     result = cli("validate", cwd=root)
-    assert result.code == 0 and "0 error(s), 0 warning(s)" in result.out, result.out + result.err
+    assert result.code == 0 and "0 errors, 0 warnings" in result.out, result.out + result.err
 
 
 def test_template_reference_names_every_helper():

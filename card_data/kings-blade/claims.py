@@ -1,16 +1,28 @@
-"""The designer's playtest claims, each answered with a figure and a verdict for a version.
+"""The designer's playtest claims, each answered for a version: measured in play, or checked in the rules.
 
 The claims come from the version notes (the designer's changes, the playtest feedback, the known
-problems); each is quoted from the data when the note is there. Every answer is measured: games
-played with a mix of the strategic bots (rotated through the seats), counterfactual runs with one
-rule changed, and for the overflow loop a probe of the engine itself. Verdicts are "true",
-"false", "inconclusive" (the figures do not separate at 95%) or "n/a" (the version cannot show it).
+problems); each is quoted from the data when the note is there. A claim is either
+
+- a **rule check** (`kind: "rule"`): its answer follows from the version's rules and cards alone
+  (is there an end condition? does a card's overflow loop when the engine plays it?), reported
+  apart from the measured claims; or
+- **measured** (`kind: "measured"`): `evidence` is a named test from cardgen.simulate.stats over
+  the games played (the mix of strategic bots rotated through the seats; versions and rule changes
+  compared on the same seeds), and cardgen decides the verdict: "true" or "false" when the test
+  rejects "no difference" after Holm's correction over the run's measured claims, "inconclusive"
+  otherwise: too few finished games, games stopped by the round cap, or a difference the games do
+  not separate from noise.
+
+Beside each verdict, `rests_on` names the data choices it rests on (notes.choices: cards and values
+the designer's document does not state), so a verdict that confirms an invented value says so.
 """
 
 from __future__ import annotations
 
 from random import Random
 from typing import Any
+
+from cardgen.simulate import stats
 
 from .bots import make_bot
 from .engine import Part, Table
@@ -23,12 +35,15 @@ def answer_all(sim, ask) -> list[dict[str, Any]]:
     return [claim(sim, ask) for claim in claims]
 
 
-def _claim(ask, cid: str, made_in: str, keywords: tuple[str, ...], fallback: str, **answer) -> dict[str, Any]:
+def _claim(ask, cid: str, made_in: str, keywords: tuple[str, ...], fallback: str, *, kind: str = "measured",
+           rests_on: tuple[tuple[str, ...], ...] = (), **answer) -> dict[str, Any]:
     says, where = fallback, f"version {made_in} notes"
     note = _note(ask, made_in, keywords)
     if note is not None:
         says = note
-    return {"id": cid, "version": ask.version, "made_in": made_in, "says": says, "source": where, **answer}
+    answer.setdefault("evidence", None)
+    return {"id": cid, "version": ask.version, "made_in": made_in, "says": says, "source": where, "kind": kind,
+            "rests_on": _choices(ask, rests_on), **answer}
 
 
 def _note(ask, version: str, keywords: tuple[str, ...]) -> str | None:
@@ -44,6 +59,20 @@ def _note(ask, version: str, keywords: tuple[str, ...]) -> str | None:
     return None
 
 
+def _choices(ask, wanted: tuple[tuple[str, ...], ...]) -> list[dict[str, str]]:
+    """The recorded data choices (notes.choices of this version and those it extends) that hold
+    every keyword of one of `wanted`: what the seed does not state and a verdict rests on."""
+    if not wanted:
+        return []
+    found = []
+    for info in ask.snapshot().chain:
+        for text in info.notes.choices:
+            low = text.lower()
+            if any(all(k.lower() in low for k in keys) for keys in wanted):
+                found.append({"version": info.id, "choice": text})
+    return found
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
@@ -52,51 +81,63 @@ def _ci(ci) -> str:
     return "" if not ci else f" [{_pct(ci[0])}, {_pct(ci[1])}]"
 
 
+def _finished(fig) -> str:
+    """How many games finished and how many the cap (or a deadlock) stopped: said beside every measure."""
+    stopped = fig["games"] - fig["ended"]["count"]
+    text = f"{fig['ended']['count']} of {fig['games']} games finished"
+    if stopped:
+        text += f", {stopped} stopped early ({', '.join(f'{n} {why}' for why, n in fig['ended']['stalled'].items())})"
+    return text
+
+
 # --- the claims ----------------------------------------------------------------------------------
 
 
 def no_end(sim, ask) -> dict[str, Any]:
+    """V1: "there is no way to end the game". Without an end condition in the rules it holds by the
+    rules (a rule check). With one, a single game a player ended refutes it; games that never end
+    cannot show that no game can (inconclusive)."""
     fig = ask.run(bots=MIX)
     ended = fig["ended"]
     rule = sim.table["rules"]["end_condition"]
-    stalled = ", ".join(f"{n} {why}" for why, n in ended["stalled"].items()) or "none"
+    base = ("no-end", "1", ("no way to end",), "There is no way to end the game.")
+    figure = f"{ended['count']} of {fig['games']} games ended ({_pct(ended['rate'])}, cap {fig['max_rounds']} rounds)"
     if not rule:
-        verdict = "true" if ended["count"] == 0 else "false"
-        detail = (f"the version has no end condition: games stop only at the cap of {fig['max_rounds']} rounds "
-                  f"or when no player has a legal action (stalled: {stalled})")
-    else:
-        verdict = "false"
-        detail = f"the game ends with a complete {' + '.join(rule)}; stalled: {stalled}"
-    return _claim(ask, "no-end", "1", ("no way to end",), "There is no way to end the game.",
-                  figure=f"{ended['count']} of {fig['games']} games ended ({_pct(ended['rate'])})",
-                  verdict=verdict, detail=detail, values={"ended_rate": ended["rate"], "games": fig["games"]})
+        return _claim(ask, *base, kind="rule", verdict="true", figure=figure,
+                      detail="rule check: the version has no end condition (end_condition is empty), so no player "
+                             "may end the game; games stop only at the cap or when nobody can act",
+                      values={"ended_rate": ended["rate"], "games": fig["games"]})
+    by_players = sum(s["ended_games"] for s in fig["strategies"].values())
+    evidence = stats.exists(by_players, fig["games"], label="games a player ended")
+    detail = (f"the rules let a player with a complete {' + '.join(rule)} end the game; "
+              f"{by_players} games were ended by a player")
+    return _claim(ask, *base, figure=figure, detail=detail, evidence=evidence,
+                  values={"ended_rate": ended["rate"], "games": fig["games"], "ended_by_players": by_players})
 
 
 def overflow_loop(sim, ask) -> dict[str, Any]:
+    """V1: "one card makes a loop with overflow". A rule check: the engine plays the version's rules
+    on two complete bouncing cards (probe_loops); loops met in play are reported beside it."""
     fig = ask.run(bots=MIX)
     in_games = fig["overflows"]["loops"]
     probed = probe_loops(sim)
     names = {c.id: c.name for c in sim.cards}
-    looping = sorted(set(probed) | set(in_games))
-    if looping:
-        verdict = "true"
-        who = ", ".join(names.get(c, c) for c in looping)
-        detail = (f"{who}: its overflow_bounce pours the overflowing metal into another forged card; two "
-                  f"complete copies (or two bouncing cards) pass the metal back and forth without end")
-    else:
-        verdict = "false"
-        detail = "no card in this version bounces overflowing metal, so no overflow can chain"
     seen = sum(in_games.values())
-    figure = (f"engine probe: {', '.join(names.get(c, c) for c in probed) or 'no card'} loops; in "
-              f"{fig['games']} games {seen} loops, {fig['overflows']['bounces']} bounces, "
+    figure = (f"rule check (engine probe): {', '.join(names.get(c, c) for c in probed) or 'no card'} loops; "
+              f"in {fig['games']} games {seen} loops, {fig['overflows']['bounces']} bounces, "
               f"{fig['overflows']['per_game']:.2f} overflows per game")
-    if probed and not seen:
-        detail_extra = ("; in play the loop needs two bouncing cards complete, holding their trigger metal, "
-                        "under two forge tokens at once, which the bots' games did not bring about")
+    if probed:
+        who = ", ".join(names.get(c, c) for c in probed)
+        detail = (f"{who}: its overflow_bounce pours the overflowing metal into another forged card; two complete "
+                  f"copies (or two bouncing cards) pass the metal back and forth without end")
+        if not seen:
+            detail += ("; in play the loop needs two bouncing cards complete, holding their trigger metal, under two "
+                       "forge tokens at once, which the bots' games did not bring about")
     else:
-        detail_extra = ""
-    return _claim(ask, "overflow-loop", "1", ("loop",), "One card makes a loop with overflow.",
-                  figure=figure, verdict=verdict, detail=detail + detail_extra,
+        detail = "no card in this version bounces overflowing metal, so no overflow can chain"
+    return _claim(ask, "overflow-loop", "1", ("loop",), "One card makes a loop with overflow.", kind="rule",
+                  verdict="true" if probed else "false", figure=figure, detail=detail,
+                  rests_on=(("loop",), ("mirror hilt",)),
                   values={"probe": probed, "loops_in_games": in_games, "games": fig["games"]})
 
 
@@ -131,47 +172,44 @@ def probe_loops(sim) -> list[str]:
 
 
 def rush(sim, ask) -> dict[str, Any]:
+    """V2: "rushing may be too strong": rush's wins in finished mixed games against its fair share
+    (exact binomial test; each game has one rush seat when the mix fills the table)."""
     fig = ask.run(bots=MIX)
-    strategies = fig["strategies"]
+    base = ("rush", "2", ("rush",), "Rushing to the end may be too strong a strategy.")
     fair = 1 / fig["players"]
-    r = strategies["rush"]
-    others = {name: s for name, s in strategies.items() if name != "rush"}
-    listing = ", ".join(f"{name} {_pct(s['win_rate'])}" for name, s in others.items())
-    figure = f"rush wins {_pct(r['win_rate'])}{_ci(r['ci'])} of its seats (fair share {_pct(fair)}); {listing}"
     if not sim.table["rules"]["end_condition"]:
-        verdict, detail = "n/a", "the version has no end to rush to"
-    else:
-        lo, hi = r["ci"]
-        best_other = max(others.values(), key=lambda s: s["win_rate"])
-        if lo > fair and all(lo > s["ci"][1] for s in others.values()):
-            verdict, detail = "true", "rushing wins significantly more than its fair share and than every other strategy"
-        elif hi < fair or best_other["ci"][0] > hi:
-            verdict, detail = "false", "rushing wins significantly less than another strategy or than its fair share"
-        else:
-            verdict, detail = "inconclusive", "rushing is not separated from the other strategies at 95%"
-        detail += f"; rush ended {r['ended_games']} games and won {_pct(r['won_when_ending'])} of those"
-    return _claim(ask, "rush", "2", ("rush",), "Rushing to the end may be too strong a strategy.",
-                  figure=figure, verdict=verdict, detail=detail,
+        return _claim(ask, *base, kind="n/a", verdict="n/a", figure="games never end",
+                      detail="the version has no end to rush to", values={})
+    r = fig["strategies"].get("rush", {"seats": 0, "wins": 0, "win_rate": None, "ci": None, "ended_games": 0,
+                                       "won_when_ending": None})
+    others = {name: s for name, s in fig["strategies"].items() if name != "rush"}
+    listing = ", ".join(f"{name} {_pct(s['win_rate'])}" for name, s in others.items())
+    figure = (f"rush wins {_pct(r['win_rate'])}{_ci(r['ci'])} of its seats in finished games (fair share "
+              f"{_pct(fair)}); {listing}; {_finished(fig)}")
+    evidence = stats.rate_against_share(r["wins"], r["seats"], fair, more=True, label="rush win rate - fair share")
+    detail = f"rush ended {r['ended_games']} games and won {_pct(r['won_when_ending'])} of those"
+    return _claim(ask, *base, figure=figure, detail=detail, evidence=evidence,
                   values={"rush": r, "others": others, "fair": fair})
 
 
 def katana(sim, ask) -> dict[str, Any]:
+    """V2: "the Katana Hilt is weak": its completers' win rate in finished games against the pooled
+    completers of the other cards of its type (two-proportion score test)."""
     base = ("katana", "2", ("katana",), "The Katana Hilt is weak compared with the other hilts.")
-    now = _katana_standing(ask.run(bots=MIX))
+    fig = ask.run(bots=MIX)
+    now = _katana_standing(fig)
     if now is None:
-        return _claim(ask, *base, figure="no Katana Hilt in this version", verdict="n/a", detail="", values={})
-    k, pooled = now["katana"], now["other_hilts_win_rate"]
-    figure = (f"players who complete it win {_pct(k['completer_win_rate'])}{_ci(k['ci'])} vs {_pct(pooled)} for the "
-              f"other {k['type']}s; rank {now['rank'] or '-'} of {now['of']}; completed {k['completed']} times "
-              f"({_pct(k['completion_rate'])} of those taken)")
-    if not k["ci"] or pooled is None or k["completed"] < 30:
-        verdict, detail = "inconclusive", "too few completed Katana Hilts to judge"
-    elif k["ci"][1] < pooled:
-        verdict, detail = "true", f"significantly below the other {k['type']}s"
-    elif k["ci"][0] > pooled:
-        verdict, detail = "false", f"significantly above the other {k['type']}s"
-    else:
-        verdict, detail = "false", f"not significantly weaker than the other {k['type']}s (the interval holds their rate)"
+        return _claim(ask, *base, kind="n/a", verdict="n/a", figure="no Katana Hilt in this version", detail="",
+                      values={})
+    k = now["katana"]
+    pooled = now["other_hilts_win_rate"]
+    figure = (f"players who complete it win {_pct(k['completer_win_rate'])}{_ci(k['ci'])} of finished games "
+              f"({k['completers']} completions) vs {_pct(pooled)} for the other {k['type']}s "
+              f"({now['other_completers']} completions); rank {now['rank'] or '-'} of {now['of']}; {_finished(fig)}")
+    evidence = stats.two_rates(now["other_wins"], now["other_completers"], k["completer_wins"], k["completers"],
+                               more=True, label=f"other {k['type']}s' completers' win rate - Katana's")
+    detail = ("completers of one card are not independent of each other within a game; the test treats "
+              "them as independent")
     values = dict(now)
     if ask.version != "2" and "2" in ask.versions():
         then = _katana_standing(ask.run(version="2", bots=MIX))
@@ -180,11 +218,12 @@ def katana(sim, ask) -> dict[str, Any]:
             detail += (f"; in V2 its completers won {_pct(then['katana']['completer_win_rate'])}"
                        f"{_ci(then['katana']['ci'])} vs {_pct(then['other_hilts_win_rate'])} (rank "
                        f"{then['rank'] or '-'} of {then['of']})")
-    return _claim(ask, *base, figure=figure, verdict=verdict, detail=detail, values=values)
+    return _claim(ask, *base, figure=figure, detail=detail, evidence=evidence, values=values,
+                  rests_on=(("katana",),))
 
 
 def _katana_standing(fig) -> dict[str, Any] | None:
-    """The Katana Hilt's completers' win rate against the pooled other cards of its type."""
+    """The Katana Hilt's completers' wins against the pooled other cards of its type."""
     cards = fig["cards"]
     katana_id = next((cid for cid, c in cards.items() if "katana" in c["name"].lower()), None)
     if katana_id is None:
@@ -193,54 +232,58 @@ def _katana_standing(fig) -> dict[str, Any] | None:
     wins = completers = 0.0
     ranked = []
     for cid, c in cards.items():
-        if c["type"] != k["type"] or not c["completed"]:
+        if c["type"] != k["type"] or not c["completers"]:
             continue
         ranked.append((c["completer_win_rate"], cid))
         if cid != katana_id:
-            wins += c["completer_win_rate"] * c["completed"]
-            completers += c["completed"]
+            wins += c["completer_wins"]
+            completers += c["completers"]
     ranked.sort(reverse=True)
     rank = next((i + 1 for i, (_, cid) in enumerate(ranked) if cid == katana_id), None)
     return {"katana": k, "other_hilts_win_rate": round(wins / completers, 4) if completers else None,
-            "rank": rank, "of": len(ranked)}
+            "other_wins": round(wins, 4), "other_completers": int(completers), "rank": rank, "of": len(ranked)}
 
 
 def fill_hand(sim, ask) -> dict[str, Any]:
+    """V3: "filling the hand makes the game quicker": rounds of the same seeds played with fill-hand
+    and with take-one (the mine action and hand limit of the nearest version that draws the other
+    way), paired t-test over the pairs where both games finished."""
     rules = sim.table["rules"]
     base = ("fill-hand", "3", ("fill", "hand", "quicker"), "Filling your hand from the mine makes the game quicker.")
     if not rules["end_condition"]:
-        return _claim(ask, *base, figure="games never end", verdict="n/a",
+        return _claim(ask, *base, kind="n/a", verdict="n/a", figure="games never end",
                       detail="without an end the game's length cannot change", values={})
     other = _other_mine_rules(ask, rules["mine_action"])
     if other is None:
-        return _claim(ask, *base, figure="no version draws from the mine the other way", verdict="n/a",
+        return _claim(ask, *base, kind="n/a", verdict="n/a", figure="no version draws from the mine the other way",
                       detail="", values={})
-    actual = ask.run(bots=MIX)
-    changed = ask.run(bots=MIX, rules=other)
-    fill, take = (actual, changed) if rules["mine_action"] == "fill_hand" else (changed, actual)
-    fill_hand_limit = rules["hand_limit"] if rules["mine_action"] == "fill_hand" else other["hand_limit"]
-    take_hand_limit = other["hand_limit"] if rules["mine_action"] == "fill_hand" else rules["hand_limit"]
+    here_fills = rules["mine_action"] == "fill_hand"
+    actual, changed, pairs = ask.paired({"bots": MIX}, {"bots": MIX, "rules": other}, ("rounds",))
+    fill, take = (actual, changed) if here_fills else (changed, actual)
+    fill_limit = rules["hand_limit"] if here_fills else other["hand_limit"]
+    take_limit = other["hand_limit"] if here_fills else rules["hand_limit"]
     f, t = fill["turns"]["rounds"], take["turns"]["rounds"]
-    figure = (f"fill hand (limit {fill_hand_limit}): {f['mean']:.1f} rounds [{f['ci'][0]:.1f}, {f['ci'][1]:.1f}]; "
-              f"take one (limit {take_hand_limit}): {t['mean']:.1f} rounds [{t['ci'][0]:.1f}, {t['ci'][1]:.1f}]; "
-              f"games ended {_pct(fill['ended']['rate'])} vs {_pct(take['ended']['rate'])}")
-    if f["ci"][1] < t["ci"][0]:
-        verdict = "true"
-    elif f["ci"][0] > t["ci"][1]:
-        verdict = "false"
-    else:
-        verdict = "inconclusive"
-    detail = (f"same cards and other rules as {ask.version}, only the mine action and hand limit changed "
-              f"(the V2 -> V3 change)")
+
+    def rounds(d) -> str:
+        return "no finished game" if not d else f"{d['mean']:.1f} rounds [{d['ci'][0]:.1f}, {d['ci'][1]:.1f}]"
+
+    figure = (f"finished games: fill hand (limit {fill_limit}) {rounds(f)}; take one (limit {take_limit}) "
+              f"{rounds(t)}; games finished {_pct(fill['ended']['rate'])} vs {_pct(take['ended']['rate'])}")
+    # the claim: fill-hand games are shorter, i.e. take-one minus fill-hand rounds is positive
+    evidence = stats.paired_means(pairs["rounds"], more=not here_fills,
+                                  label=f"rounds: {ask.version} as published - with the other mine rules")
+    detail = (f"same seeds, cards and other rules as {ask.version}, only the mine action and hand limit changed "
+              f"(the V2 -> V3 change); games stopped by the cap are left out of both means and of the pairs")
     published = {}
     if ask.version in ("2", "3"):
         v2, v3 = (actual, ask.run(version="3", bots=MIX)) if ask.version == "2" else (ask.run(version="2", bots=MIX), actual)
-        published = {"2": v2["turns"]["rounds"]["mean"], "3": v3["turns"]["rounds"]["mean"]}
-        detail += (f"; as published V2 -> V3: {published['2']:.1f} -> {published['3']:.1f} rounds "
-                   f"(V3 also asks for a complete upgrade to end)")
-    return _claim(ask, *base, figure=figure, verdict=verdict, detail=detail,
+        if v2["turns"]["rounds"] and v3["turns"]["rounds"]:
+            published = {"2": v2["turns"]["rounds"]["mean"], "3": v3["turns"]["rounds"]["mean"]}
+            detail += (f"; as published V2 -> V3: {published['2']:.1f} -> {published['3']:.1f} rounds "
+                       f"(V3 also asks for a complete upgrade to end)")
+    return _claim(ask, *base, figure=figure, detail=detail, evidence=evidence,
                   values={"fill_hand_rounds": f, "take_one_rounds": t, "published": published,
-                          "other_rules": other})
+                          "other_rules": other, "pairs": pairs["rounds"]})
 
 
 def _other_mine_rules(ask, mine_action: str) -> dict[str, Any] | None:
@@ -256,34 +299,36 @@ def _other_mine_rules(ask, mine_action: str) -> dict[str, Any] | None:
 
 
 def forge_token(sim, ask) -> dict[str, Any]:
-    """3.1: with the token optional "nobody could use overflow to sabotage"; now it must be on a part."""
+    """3.1: with the token optional "nobody could use overflow to sabotage"; now it must be on a part.
+    Overflows caused by another player per finished game, token required against optional, on the
+    same seeds (paired t-test)."""
     base = ("forge-token", "3.1", ("forge token", "sabotage"),
             "The forge token must always be on a sword part, so that players can sabotage with overflow.")
     current = sim.table["rules"]["forge"]
+    if current not in ("token_required", "token_optional"):
+        return _claim(ask, *base, kind="n/a", verdict="n/a", figure=f"this version has no forge token ({current})",
+                      detail="", values={})
     other = "token_optional" if current == "token_required" else "token_required"
-    actual = ask.run(bots=MIX)
-    changed = ask.run(bots=MIX, rules={"forge": other})
+    actual, changed, pairs = ask.paired({"bots": MIX}, {"bots": MIX, "rules": {"forge": other}},
+                                        ("sabotage_overflows",))
     required, optional = (actual, changed) if current == "token_required" else (changed, actual)
     r, o = required["overflows"], optional["overflows"]
-    figure = (f"overflows caused by another player per game: token required {r['sabotage_per_game']:.2f} "
-              f"[{r['sabotage_ci'][0]:.2f}, {r['sabotage_ci'][1]:.2f}], token optional {o['sabotage_per_game']:.2f} "
-              f"[{o['sabotage_ci'][0]:.2f}, {o['sabotage_ci'][1]:.2f}]")
-    if r["sabotage_ci"][0] > o["sabotage_ci"][1]:
-        verdict = "true"
-        detail = "requiring the token makes sabotage significantly more frequent"
-    elif r["sabotage_ci"][1] < o["sabotage_ci"][0]:
-        verdict, detail = "false", "requiring the token makes sabotage rarer"
-    else:
-        verdict, detail = "inconclusive", "the two rules are not separated at 95%"
+    figure = (f"overflows caused by another player per game: token required {r['sabotage_per_game']:.2f}, "
+              f"token optional {o['sabotage_per_game']:.2f}; {_finished(actual)}")
+    evidence = stats.paired_means(pairs["sabotage_overflows"], more=current == "token_required",
+                                  label="sabotage overflows per game: token required - optional")
+    detail = (f"same seeds, cards and rules as {ask.version}, only the forge rule changed (current rule: {current}); "
+              f"differences over the pairs where both games finished")
     if o["sabotage_per_game"] > 0:
-        detail += ("; with the token optional players still sabotage (the claim that nobody could does not hold "
-                   "for these bots)") if verdict != "false" else ""
-    detail += f" (same cards and rules as {ask.version}, only the forge rule changed; current rule: {current})"
-    return _claim(ask, *base, figure=figure, verdict=verdict, detail=detail,
-                  values={"token_required": r, "token_optional": o})
+        detail += "; with the token optional the bots still sabotage (nobody could, the note says)"
+    return _claim(ask, *base, figure=figure, detail=detail, evidence=evidence,
+                  values={"token_required": r, "token_optional": o, "pairs": pairs["sabotage_overflows"]})
 
 
 def mine_runs_out(sim, ask) -> dict[str, Any]:
+    """3.1: "60 metal cards never let the mine run out, even with 4 players". One game in which the
+    mine ran empty refutes it; with none, it holds when the exact binomial test puts the rate below
+    1% over the games that could show it (finished games: one stopped by the cap may be too short)."""
     fig = ask.run(players=4, bots=MIX)
     mine = fig["mine_exhausted"]
     when = mine["round"]
@@ -291,12 +336,14 @@ def mine_runs_out(sim, ask) -> dict[str, Any]:
               f"({_pct(mine['rate'])}{_ci(mine['ci'])}) with {mine['mine_size']} metal cards")
     if when:
         figure += f", at round {when['mean']:.1f} on average (p10 {when['p10']}, p90 {when['p90']})"
-    if mine["games"] == 0:
-        verdict = "true"
-        detail = f"never in {fig['games']} games (at 95% the rate is at most {_pct(mine['ci'][1])})"
-    else:
-        verdict = "false"
+    figure += f"; {_finished(fig)}"
+    could_show = fig["ended"]["count"] + mine["games"]  # exact when it never ran empty, the case it decides
+    evidence = stats.never(mine["games"], could_show, tolerance=0.01, label="games in which the mine ran empty")
+    if mine["games"]:
         detail = (f"players then found an empty mine on {mine['turns_with_empty_mine_per_game']:.1f} turns per "
                   f"game on average")
+    else:
+        detail = "'never' is read as: in fewer than 1% of games"
     return _claim(ask, "mine-runs-out", "3.1", ("60 metal",), "60 metal cards never let the mine run out, even with 4 players.",
-                  figure=figure, verdict=verdict, detail=detail, values={"mine_exhausted": mine, "games": fig["games"]})
+                  figure=figure, detail=detail, evidence=evidence, values={"mine_exhausted": mine, "games": fig["games"]},
+                  rests_on=(("mine runs out",),))

@@ -5,11 +5,13 @@ version's rules, the mine's metals with their counts, every sword part with its 
 structured effects); `play` deals and plays one game from that data. Change a card, a count or a
 rule in the YAML and the next simulation plays the changed game.
 
-The table rules the designer's document leaves open (handing out blades, refilling the market,
-where discarded metal goes, an empty mine...) are rules in game.yml; a version that sets them
-(3.1) is played by its values. Where a version leaves one open, the engine plays the reading in
-OPEN_RULE_READINGS and the report says so, in the sentence game.yml gives that value. What no
-rule covers, the engine chooses and says so too (ASSUMPTIONS below; the report prints both):
+Every rule the engine plays is a rule of the version's data (game.yml declares it, each value
+with the sentence the rulebook prints): the table rules the designer's document leaves open
+(handing out blades, refilling the market, where discarded metal goes, an empty mine...) and the
+readings of play it needs (effects against the hand limit, extra pours, bouncing metal, when a
+player may end the game, ties). Where a version leaves a rule open, the engine plays the value
+game.yml gives as the rule's `default` (the reading its rulebook suggests in an "Open question"
+box) and the report says so, in game.yml's sentence. The engine keeps no reading of its own.
 """
 
 from __future__ import annotations
@@ -17,27 +19,21 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
-ASSUMPTIONS = [
-    "Effect draws (extra mine metal, overflow to your hand, sabotage draw) respect the hand limit.",
-    "Extra pours (extra_pour) may go into any card the player may pour into.",
-    "V1's 'move cards into the forge' works like an optional forge token: one card, or none.",
-    ("Overflow that bounces (overflow_bounce) goes to another card with a forge token that the bouncing "
-     "card's owner chooses; a chain of more than 50 bounces is an overflow loop: it is counted and the "
-     "metal is discarded."),
-    "A player may end the game (when the version allows) after any action, their own or another's.",
-    "Players who tie for the most sword points share the win.",
-]
-
-# The values of the open table rules the engine can play (game.yml explains each); the first is
-# what the engine plays when a version leaves the rule unset. metal_order only says how players
-# keep the order on the table: the engine always knows it.
-OPEN_RULE_READINGS = {
+# The rules the engine reads beyond the basic ones, and the values it can play (game.yml explains
+# each; a version that leaves one open is played by the rule's `default` in game.yml).
+# metal_order only says how players keep the order on the table: the engine always knows it.
+TABLE_RULES = {
     "blade_deal": ("deal_random", "draft"),
     "market_refill": ("immediately", "on_restock"),
     "market_runs_out": ("reshuffle", "stays_empty"),
     "metal_discard": ("mine_bottom", "mine_shuffle"),
     "mine_runs_out": ("take_what_is_left", "game_ends"),
     "metal_order": ("row",),
+    "effect_draws": ("beyond_hand_limit", "within_hand_limit"),
+    "extra_pours": ("any_card", "same_card"),
+    "bounce_target": ("owner_chooses", "next_in_turn"),
+    "end_timing": ("any_time", "own_turn"),
+    "ties": ("shared", "nobody_wins"),
 }
 
 # Effects the engine plays. A version whose cards use another effect kind cannot be simulated
@@ -78,7 +74,7 @@ def compile_table(snapshot) -> dict[str, Any]:
 
     def mask(when: str | None) -> int:
         if when in any_ids or when is None:
-            return every & ~sum(bit[m] for m in inert if m in bit)
+            return every  # "a metal of any kind triggers the effect": grey steel too
         if when in inert:
             return 0  # an inert metal has no effects (V2 on: grey steel)
         return bit.get(when, 0)
@@ -108,7 +104,14 @@ def compile_table(snapshot) -> dict[str, Any]:
                       "effects": effects})
         (blades if card.type in dealt_types else market).extend([index] * card.count)
     rules = dict(snapshot.rules)
-    table_rules, assumptions = open_rules(game.rule_specs, rules)
+    moot = set()
+    if rules.get("hand_limit") is None:
+        moot.add("effect_draws")
+    if not rules.get("end_condition"):
+        moot.add("end_timing")
+    if not any(kind == "overflow_bounce" for part in parts for kind, _, _ in part["effects"]):
+        moot.add("bounce_target")
+    table_rules, assumptions = open_rules(game.rule_specs, rules, frozenset(moot))
     return {
         "version": snapshot.version,
         "metals": metals,
@@ -123,7 +126,7 @@ def compile_table(snapshot) -> dict[str, Any]:
             "end_condition": list(rules.get("end_condition") or []),
             **table_rules,
         },
-        "assumptions": assumptions + ASSUMPTIONS,
+        "assumptions": assumptions,
         "part_types": part_types,
         "mine": mine,
         "blades": blades,
@@ -132,23 +135,27 @@ def compile_table(snapshot) -> dict[str, Any]:
     }
 
 
-def open_rules(specs: dict[str, Any], rules: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """The open table rules as the version sets them, the engine's reading where it does not,
-    and one sentence per reading the engine chose (game.yml's label and value sentence)."""
+def open_rules(specs: dict[str, Any], rules: dict[str, Any], moot: frozenset[str] = frozenset()) -> tuple[dict[str, str], list[str]]:
+    """The table rules as the version sets them, game.yml's `default` where it leaves one open,
+    and one sentence per rule the version left open (game.yml's label and value sentence) unless
+    it is `moot`: nothing in the version can show it (effects against a hand limit the version
+    does not have, bouncing metal without a bouncing card, ending a game that cannot end)."""
     played: dict[str, str] = {}
     assumptions: list[str] = []
-    for name, readings in OPEN_RULE_READINGS.items():
+    for name, known in TABLE_RULES.items():
         value = rules.get(name)
+        spec = specs.get(name)
         if value is None:
-            value = readings[0]
-            spec = specs.get(name)
-            if spec is not None and spec.values and value in spec.values:
-                assumptions.append(f"{spec.label or name}: the version leaves it open; played as '{value}': "
-                                   f"{spec.values[value]}")
-            else:
-                assumptions.append(f"{name}: the version leaves it open; played as '{value}'.")
-        elif value not in readings:
-            raise UnknownRuleValue(name, value, readings)
+            value = spec.default if spec is not None else None
+            if value is None:
+                raise UnknownRuleValue(name, None, known)
+            sentence = spec.values.get(value, "") if spec.values else ""
+            if name in moot:
+                played[name] = value  # nothing in this version can show it: not worth a line
+                continue
+            assumptions.append(f"{spec.label or name}: the version leaves it open; played as '{value}': {sentence}")
+        if value not in known:
+            raise UnknownRuleValue(name, value, known)
         played[name] = value
     return played, assumptions
 
@@ -268,6 +275,12 @@ class Table:
         self.reshuffle = self.rules["market_runs_out"] == "reshuffle"
         self.discard_shuffles = self.rules["metal_discard"] == "mine_shuffle"
         self.empty_mine_ends = self.rules["mine_runs_out"] == "game_ends"
+        self.effects_overrule = self.rules["effect_draws"] == "beyond_hand_limit"
+        self.extra_same_card = self.rules["extra_pours"] == "same_card"
+        self.bounce_next = self.rules["bounce_target"] == "next_in_turn"
+        self.end_any_time = self.rules["end_timing"] == "any_time"
+        self.ties_share = self.rules["ties"] == "shared"
+        self.pour_only: Part | None = None  # under extra_pours: same_card, the card of the first pour
         self.mine_ran_out = False  # under game_ends: the last metal was taken, the game is over
         self.turn = 0
         self.round = 0
@@ -324,6 +337,8 @@ class Table:
     def pour_targets(self, player: Player) -> list[Part]:
         """Cards `player` may pour into: any card with a forge token (a complete one of another
         player only if not guarded), and the player's own cards that allow pouring anywhere."""
+        if self.pour_only is not None:
+            return [self.pour_only]
         targets = []
         for other in self.players:
             part = other.token
@@ -341,21 +356,26 @@ class Table:
         return bool(self.market_pile or (self.reshuffle and self.market_discard))
 
     def mine_draw_count(self, player: Player) -> int:
-        """Metals the mine action would draw now (extra metals from mine_bonus fit the hand too)."""
+        """Metals the mine action would draw now: one (or a full hand), within the hand limit, then
+        the extra metals of mine_bonus, which overrule the limit under effect_draws: beyond_hand_limit."""
         room = self.room(player)
-        if self.fill_hand and self.hand_base is not None:
-            want = room
-        else:
-            want = 1 + player.ability("mine_bonus")
-        return min(want, room, len(self.mine))
+        base = room if self.fill_hand and self.hand_base is not None else min(1, room)
+        if base <= 0:
+            return 0  # the mine action needs room in the hand; the effect only adds to a draw
+        bonus = player.ability("mine_bonus")
+        if not self.effects_overrule:
+            bonus = min(bonus, room - base)
+        return min(base + bonus, len(self.mine))
 
     def scores(self) -> list[int]:
         return [p.score() for p in self.players]
 
     # -- changes ------------------------------------------------------------------------------
 
-    def _draw(self, player: Player) -> bool:
-        if not self.mine or self.room(player) <= 0:
+    def _draw(self, player: Player, effect: bool = False) -> bool:
+        """One metal from the mine into the hand: within the hand limit, or beyond it when an
+        effect draws it and effects overrule the rules (effect_draws: beyond_hand_limit)."""
+        if not self.mine or (self.room(player) <= 0 and not (effect and self.effects_overrule)):
             return False
         player.hand.append(self.mine.pop())
         if not self.mine:
@@ -406,7 +426,7 @@ class Table:
     def mine_action(self, player: Player) -> int:
         drawn = 0
         for _ in range(self.mine_draw_count(player)):
-            drawn += self._draw(player)
+            drawn += self._draw(player, effect=True)  # the count already holds the limit
         return drawn
 
     def pour(self, player: Player, hand_index: int, part: Part) -> None:
@@ -434,10 +454,15 @@ class Table:
         if owner is not pourer and bounces == 0:
             self.sabotage_overflows += 1
             if pourer.ability("sabotage_draw"):
-                self._draw(pourer)
+                self._draw(pourer, effect=True)
         if bounce:
             options = self._bounce_options(part)
-            target = owner.bot.bounce_target(self, owner, out, options) if options else None
+            if not options:
+                target = None
+            elif self.bounce_next:
+                target = options[0]  # the next card with a forge token in turn order
+            else:
+                target = owner.bot.bounce_target(self, owner, out, options)
             if target is not None:
                 self.bounces += 1
                 chain.append(part.card.id)
@@ -448,7 +473,7 @@ class Table:
                     return
                 self._pour_into(owner, out, target, bounces + 1, chain)
                 return
-        if keep and self.room(owner) > 0:
+        if keep and (self.room(owner) > 0 or self.effects_overrule):
             owner.hand.append(out)
         else:
             self._discard(out)
@@ -512,13 +537,18 @@ class Table:
             self.mine_action(player)
         elif kind == "pour":
             self.pour(player, action[1], action[2])
-            for _ in range(player.ability("extra_pour")):
-                if not player.hand:
-                    break
-                more = player.bot.extra_pour(self, player)
-                if more is None:
-                    break
-                self.pour(player, more[0], more[1])
+            if self.extra_same_card:
+                self.pour_only = action[2]
+            try:
+                for _ in range(player.ability("extra_pour")):
+                    if not player.hand:
+                        break
+                    more = player.bot.extra_pour(self, player)
+                    if more is None or more[1] not in self.pour_targets(player):
+                        break
+                    self.pour(player, more[0], more[1])
+            finally:
+                self.pour_only = None
         else:  # "pass": nothing is legal
             return False
         return True
@@ -526,11 +556,18 @@ class Table:
     def _who_ends(self, current: int) -> int | None:
         if not self.end_types:
             return None
-        for step in range(self.n):
+        # end_timing: any_time lets every player end after any action; own_turn only the player
+        # whose turn it was, after their own action
+        for step in range(self.n if self.end_any_time else 1):
             player = self.players[(current + step) % self.n]
             if self.can_end(player) and player.bot.wants_end(self, player):
                 return player.seat
         return None
+
+    def _winners(self, scores: list[int], best: int) -> list[int]:
+        """The seats with the most sword points; a tie shares the win, or nobody wins (ties)."""
+        top = [i for i, s in enumerate(scores) if s == best]
+        return top if len(top) == 1 or self.ties_share else []
 
     def _record(self, ender: int | None, deadlock: bool, series: list[int]) -> dict[str, Any]:
         scores = self.scores()
@@ -550,7 +587,7 @@ class Table:
             "stall": stall,
             "turns": self.turn,
             "scores": scores,
-            "winners": [i for i, s in enumerate(scores) if s == best],
+            "winners": self._winners(scores, best),
             "parts": [(part.card.id, part.card.type, part.owner, part.filled >= part.card.needs)
                       for part, _ in self.taken],
             "series": {"mine": series},

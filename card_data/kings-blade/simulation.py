@@ -21,6 +21,7 @@ class SimulationError(Exception):
 
 class KingsBladeSimulation:
     bots = BOTS
+    plot_names = ("mine",)  # its own plots (plots() below), named before any game is played
 
     def __init__(self, snapshot):
         try:
@@ -61,6 +62,25 @@ class KingsBladeSimulation:
                 "loops": loops,
             },
         }
+
+    def summary(self, r: dict[str, Any]) -> list[tuple[str, str]]:
+        """This game's rows of the summary table: the mine and overflows."""
+        mine = r["mine_exhausted"]
+        when = f", from round {mine['round']['mean']:.1f} on average" if mine.get("round") else ""
+        interval = f" [{100 * mine['ci'][0]:.1f}%, {100 * mine['ci'][1]:.1f}%]" if mine.get("ci") else ""
+        loops = r["overflows"]["loops"]
+        return [
+            ("mine ran empty", f"{mine['games']} games ({100 * mine['rate']:.1f}%{interval}) of {mine['mine_size']} "
+                               f"metals{when}"),
+            ("overflows", (f"{r['overflows']['per_game']:.2f} per game ({r['overflows']['sabotage_per_game']:.2f} by "
+                           f"sabotage); loops: {', '.join(f'{c} x{n}' for c, n in loops.items()) or 'none'}")),
+        ]
+
+    def plots(self, r: dict[str, Any]) -> list[dict[str, Any]]:
+        """This game's own plots, as data cardgen's report draws: the mine's size over the rounds."""
+        return [{"name": "mine", "title": "Mine size over the rounds (mean of the games still running)",
+                 "kind": "line", "xlabel": "round", "ylabel": "metals left in the mine", "from_zero": True,
+                 "points": [[p["round"], p["mean"]] for p in r["series"].get("mine", [])]}]
 
     def claims(self, ask) -> list[dict[str, Any]]:
         return claim_rules.answer_all(self, ask)

@@ -10,6 +10,7 @@ import click
 from ..buildtypes import PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
+from ..words import counted
 from .common import game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
 
 
@@ -133,15 +134,16 @@ def _print_report(report: dict, quiet: bool, *, rebuilt: bool, elapsed: float) -
     if quiet:
         return
     rendered = report["rendered"] if rebuilt else 0
-    click.echo(f"{report['title']}: {report['printed']} cards to print, {report['faces']} different faces and backs "
+    click.echo(f"{report['title']}: {counted(report['printed'], 'card')} to print, "
+               f"{counted(report['faces'], 'different face or back', 'different faces and backs')} "
                f"({rendered} rendered, {report['faces'] - rendered} from cache) in {elapsed:.1f}s")
     if report["only"] is not None:
-        click.echo(f"update pack since {report['since']}: {len(report['only'])} new or changed card(s): "
+        click.echo(f"update pack since {report['since']}: {counted(len(report['only']), 'new or changed card')}: "
                    f"{', '.join(report['only']) or 'none'}")
     for out in report["outputs"]:
         state = "" if rebuilt and out["rebuilt"] else " (unchanged)"
-        paper_count = f" = {out['sheets']} sheets of paper" if out["sheets"] is not None else ""
-        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}, {out['pages']} pages{paper_count}{state}")
+        paper_count = f" = {counted(out['sheets'], 'sheet')} of paper" if out["sheets"] is not None else ""
+        click.echo(f"  {display_path(Path(out['path']))}  {out['what']}, {counted(out['pages'], 'page')}{paper_count}{state}")
         for line in out["details"]:
             click.echo(f"      {line}")
     if report["offset"] is not None:
@@ -161,7 +163,7 @@ def _text_fit(lang: str, shrunk: dict[str, float], faces: int) -> str:
     worst = sorted(shrunk.items(), key=lambda kv: (kv[1], kv[0]))
     listed = ", ".join(f"{_name(face)} {ratio:.0%}" for face, ratio in worst[:8])
     more = f", and {len(worst) - 8} more" if len(worst) > 8 else ""
-    return (f"text fit ({lang}): {len(shrunk)} of {faces} faces print text below its normal size "
+    return (f"text fit ({lang}): {len(shrunk)} of {counted(faces, 'face')} print{'s' if len(shrunk) == 1 else ''} text below its normal size "
             f"(smallest size / normal): {listed}{more}")
 
 

@@ -32,6 +32,26 @@ def snapshot_from(ctx: click.Context, game: str | None, version: str | None,
     return project, localise(resolve(project, g, version), lang)
 
 
+def check_choices(project: Project, game: str | None, version: str | None, lang: str | None) -> None:
+    """The game, version and language asked for exist: the same one line (exit 2) every command
+    gives. The data itself need not be sound: a broken game.yml is left to the caller (`serve`
+    shows it in its page and recovers when it is fixed)."""
+    from ..data.versions import existing_version
+    from ..errors import CardgenError
+    from ..i18n.catalogs import check_language, require_translation
+
+    project.game_dir(game)  # no such game
+    try:
+        g = load_game(project, game)
+    except CardgenError:
+        if lang is not None:
+            check_language(lang)
+        return  # the game's own file is broken: nothing more can be known about its versions
+    existing_version(project, g, version)
+    if lang is not None and check_language(lang) != g.file.language:
+        require_translation(g, lang)
+
+
 def parse_offset(value: str | None) -> tuple[float, float] | None:
     """`--duplex-offset X,Y` in mm; a bad value is a usage error (exit 2) naming what was expected."""
     if value is None:

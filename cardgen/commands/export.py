@@ -15,6 +15,7 @@ from ..export.services import for_export
 from ..outputs import open_output
 from ..pipeline import default_out_dir
 from ..render.checks import validate
+from ..words import counted
 from .common import game_option, lang_option, snapshot_from, version_option
 
 out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -80,11 +81,11 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet):
         return
     for obj in objects:
         if not hasattr(obj, "sheets"):  # a board, tile or token object
-            click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {obj.copies} {obj.kind}(s), "
+            click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {counted(obj.copies, obj.kind)}, "
                        f"{len(obj.pieces)} different")
             continue
         sheets = ", ".join(f"{s.cols}x{s.rows} of {s.cell[0]}x{s.cell[1]} px" for s in obj.sheets)
-        click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {len(obj.copies)} cards, "  # type: ignore[arg-type]
+        click.echo(f"  {display_path(out / obj.file)}  {obj.name}: {counted(len(obj.copies), 'card')}, "  # type: ignore[arg-type]
                    f"{sum(len(s.cards) for s in obj.sheets)} different ({sheets})")
     if target is not None:
         click.echo(f"installed into {target} (Tabletop Simulator: Objects > Saved Objects)")
@@ -117,7 +118,7 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet):
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label}:")
     for result in results:
-        click.echo(f"  {display_path(out / result.deck)}/  {len(result.files) - 1} card file(s) + back, "
+        click.echo(f"  {display_path(out / result.deck)}/  {counted(len(result.files) - 1, 'card file')} + back, "
                    f"{result.size[0]}x{result.size[1]} px")
 
 
@@ -150,5 +151,5 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet):
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label} ({chosen.note}):")
     for r in results:
-        click.echo(f"  {display_path(r.path)}  {r.what}: {r.cards} cards, {r.pages} pages of {r.trim_mm[0]:g} x "
-                   f"{r.trim_mm[1]:g} mm + {r.bleed_mm:.3g} mm bleed")
+        click.echo(f"  {display_path(r.path)}  {r.what}: {counted(r.cards, 'card')}, {counted(r.pages, 'page')} of "
+                   f"{r.trim_mm[0]:g} x {r.trim_mm[1]:g} mm + {r.bleed_mm:.3g} mm bleed")

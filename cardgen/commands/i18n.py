@@ -12,6 +12,7 @@ from ..i18n import catalogs
 from ..i18n.extract import extract
 from ..i18n.status import language_status
 from ..outputs import open_data_folder
+from ..words import counted
 from .common import game_option, project_from
 
 
@@ -31,7 +32,7 @@ def extract_command(ctx, game):
         for domain, catalog in extract(project, g).items():
             path = inside(catalogs.pot_path(g, domain))
             catalogs.write(path, catalog)
-            click.echo(f"{display_path(path)}: {sum(1 for m in catalog if m.id)} messages")
+            click.echo(f"{display_path(path)}: {counted(sum(1 for m in catalog if m.id), 'message')}")
 
 
 @command.command(name="update")
@@ -68,7 +69,7 @@ def update_command(ctx, game, langs, domain):
                 else:
                     catalog = catalogs.Catalog(locale=lang, project=template.project, creation_date=catalogs.FIXED_DATE,
                                                revision_date=catalogs.FIXED_DATE, fuzzy=False, charset="utf-8")
-                catalog.update(template, no_fuzzy_matching=False)
+                catalogs.merge(catalog, template)
                 catalogs.write(path, catalog)
                 done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
                            and (all(m.string) if isinstance(m.string, (list, tuple)) else True))
@@ -88,7 +89,7 @@ def status_command(ctx, game, langs, show_all):
     templates = extract(project, g)
     targets = list(langs) or catalogs.translations(g)
     total = sum(1 for c in templates.values() for m in c if m.id)
-    click.echo(f"{g.name}: source language {g.file.language}, {total} messages; "
+    click.echo(f"{g.name}: source language {g.file.language}, {counted(total, 'message')}; "
                f"translations: {', '.join(catalogs.translations(g)) or 'none'}")
     incomplete = False
     for lang in targets:
@@ -98,7 +99,7 @@ def status_command(ctx, game, langs, show_all):
         click.echo(f"{lang}: {math.floor(status.percent)}% {state}")
         for d in status.domains:
             if not d.exists:
-                click.echo(f"  {d.domain}: no catalog ({d.total} messages; "
+                click.echo(f"  {d.domain}: no catalog ({counted(d.total, 'message')}; "
                            f"start it with `cardgen i18n update --game {g.id} --lang {lang} --domain {d.domain}`)")
                 continue
             extra = f", {d.obsolete} obsolete" if d.obsolete else ""
@@ -141,7 +142,7 @@ def own_command(ctx, langs):
             template = own.extract(domain)
             catalogs.write(inside(own.pot_path(domain)), template)
             total = sum(1 for m in template if m.id)
-            click.echo(f"{display_path(own.pot_path(domain))}: {total} messages")
+            click.echo(f"{display_path(own.pot_path(domain))}: {counted(total, 'message')}")
             for lang in targets:
                 path = paths[lang, domain]
                 if path.is_file():
@@ -150,7 +151,7 @@ def own_command(ctx, langs):
                     catalog = catalogs.Catalog(locale=lang, project="cardgen", domain=domain,
                                                creation_date=catalogs.FIXED_DATE, revision_date=catalogs.FIXED_DATE,
                                                fuzzy=False, charset="utf-8")
-                catalog.update(template, no_fuzzy_matching=False)
+                catalogs.merge(catalog, template)
                 catalogs.write(path, catalog)
                 done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy
                            and (all(m.string) if isinstance(m.string, (list, tuple)) else True))

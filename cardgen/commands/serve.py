@@ -8,7 +8,8 @@ import time
 import click
 
 from ..errors import InputError, display_path
-from .common import game_option, lang_option, project_from, version_option
+from ..words import counted
+from .common import check_choices, game_option, lang_option, project_from, version_option
 
 WATCHER_START_SECONDS = 10.0
 
@@ -35,6 +36,7 @@ def command(ctx, game, version, lang, host, port, no_browser):
     from ..preview.watch import watch_sources
 
     project = project_from(ctx)
+    check_choices(project, game, version, lang)  # a version that does not exist is not a page to serve
     preview = Preview(project.root, game, version, lang)
     state = preview.refresh()
     try:
@@ -76,5 +78,5 @@ def _report(state, seconds: float) -> None:
         for line in state.error.splitlines():
             click.echo(line if line.startswith("error") else f"error: {line}", err=True)
         return
-    click.echo(f"{state.game_name} {state.version}: {len(state.cards)} faces and backs, "
-               f"{state.rendered} rendered in {seconds:.2f}s, {len(state.findings)} finding(s)", err=True)
+    click.echo(f"{state.game_name} {state.version}: {counted(len(state.cards), 'face or back', 'faces and backs')}, "
+               f"{state.rendered} rendered in {seconds:.2f}s, {counted(len(state.findings), 'finding')}", err=True)

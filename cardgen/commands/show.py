@@ -7,6 +7,7 @@ import json
 import click
 
 from ..data.describe import describe
+from ..words import counted
 from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
@@ -46,7 +47,7 @@ def as_text(snapshot, data) -> str:
         lines.append(f"  {sym.get('name', sid)}{extra}{colour}{inert}")
     for did, deck in data["decks"].items():
         lines.append("")
-        lines.append(f"{deck['name']}: {deck['cards']} cards ({deck['different']} different)")
+        lines.append(f"{deck['name']}: {counted(deck['cards'], 'card')} ({deck['different']} different)")
         for card in data["cards"]:
             if card["deck"] != did:
                 continue

@@ -12,6 +12,7 @@ import click
 from ..console import progress_for
 from ..data.versions import normalise_version
 from ..errors import InputError, display_path
+from ..words import counted
 from .common import format_option, game_option, project_from, version_option
 
 DEFAULT_BOTS = "greedy,rush,builder,saboteur"
@@ -29,6 +30,8 @@ DEFAULT_BOTS = "greedy,rush,builder,saboteur"
                    "(random, greedy, rush, builder, saboteur).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: all cores). The figures do not depend on it.")
+@click.option("--scheduler", default="local", show_default=True, metavar="local|tcp://HOST:PORT",
+              help="Play on this machine's worker processes, or on a Dask distributed cluster (docs/balance.md).")
 @format_option
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a self-contained HTML report with plots to this file.")
@@ -43,8 +46,8 @@ DEFAULT_BOTS = "greedy,rush,builder,saboteur"
               help="Games per extra run that a claim needs (at most --games).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
-def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_path, plots_dir, compare, max_rounds, claims,
-            claim_games, quiet):
+def command(ctx, game, version, players, games, seed, bots, jobs, scheduler, fmt, report_path, plots_dir, compare,
+            max_rounds, claims, claim_games, quiet):
     """Play many games of a version with bots: length, seat and strategy win rates, card strength, claims."""
     from ..data.versions import load_game
     from ..simulate.runner import Experiment, Runner, simulate
@@ -69,14 +72,26 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
     if plots_dir is not None:
         from ..outputs import check_output_folder
         from ..simulate.report import plot_paths
+        from ..simulate.runner import plot_names
 
-        check_output_folder(project, plots_dir, plot_paths(versions, plots_dir))
+        first = Experiment(project=str(project.root), game=g.id, version=versions[0], players=players, bots=bot_names,
+                           games=games, seed=seed, max_rounds=max_rounds)
+        check_output_folder(project, plots_dir, plot_paths(versions, plots_dir, plot_names(first)))
     results = []
-    with Runner(jobs, progress_for(quiet or fmt == "json")) as runner:
-        for v in versions:
-            exp = Experiment(project=str(project.root), game=g.id, version=v, players=players, bots=bot_names,
-                             games=games, seed=seed, max_rounds=max_rounds)
-            results.append(simulate(runner, exp, claims=claims, claim_games=claim_games))
+    cluster = None
+    if scheduler != "local":  # the same chunks, played by a Dask cluster: the same figures
+        from ..balance.play import player_for
+
+        cluster = player_for(scheduler, jobs)
+    try:
+        with Runner(jobs, progress_for(quiet or fmt == "json"), cluster.map if cluster else None) as runner:
+            for v in versions:
+                exp = Experiment(project=str(project.root), game=g.id, version=v, players=players, bots=bot_names,
+                                 games=games, seed=seed, max_rounds=max_rounds)
+                results.append(simulate(runner, exp, claims=claims, claim_games=claim_games))
+    finally:
+        if cluster is not None:
+            cluster.close()
     elapsed = time.perf_counter() - started
     if report_path is not None:
         from ..atomic import write_text
@@ -98,7 +113,8 @@ def command(ctx, game, version, players, games, seed, bots, jobs, fmt, report_pa
     else:
         click.echo(compare_text(results[0], results[1], g.name) if compare else as_text(results[0], g.name))
         click.echo("")
-        click.echo(f"{sum(r['games'] for r in results)} games in {elapsed:.1f}s with {jobs} job(s)")
+        where = cluster.where if cluster else f"with {counted(jobs, 'job')}"
+        click.echo(f"{counted(sum(r['games'] for r in results), 'game')} in {elapsed:.1f}s {where}")
     if report_path is not None and fmt != "json":
         click.echo(f"report: {display_path(report_path)}")
     if written and fmt != "json":

@@ -9,6 +9,7 @@ import click
 from ..atomic import write_bytes
 from ..errors import display_path
 from ..outputs import open_output_file
+from ..words import counted
 from .common import game_option, snapshot_from, version_option
 
 
@@ -40,4 +41,4 @@ def export(ctx, game, version, target, force):
     with open_output_file(project, target, "table export", new_in_data=True, force_option="--force", force=force):
         write_bytes(target, table_bytes(snapshot, target))
     total = sum(c.count for c in snapshot.cards)
-    click.echo(f"wrote {display_path(target)}: {len(snapshot.cards)} cards ({total} with copies)", err=True)
+    click.echo(f"wrote {display_path(target)}: {counted(len(snapshot.cards), 'card')} ({total} with copies)", err=True)

@@ -9,6 +9,7 @@ import click
 from ..preflight import preflight
 from ..render.checks import check
 from ..render.fonts import FontSet
+from ..words import counted
 from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
 
@@ -25,7 +26,10 @@ def command(ctx, game, version, lang, fmt, strict):
     project, snapshot = snapshot_from(ctx, game, version, lang)
     findings, rendered = check(project, snapshot)  # renders every card, as build does
     if rendered is not None:
+        from ..rulebook.check import document_findings  # the rulebook's templates, as build renders them
+
         findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
+        findings += document_findings(project, snapshot, rendered, findings)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if fmt == "json":
@@ -41,8 +45,8 @@ def command(ctx, game, version, lang, fmt, strict):
             click.echo(str(f), err=False)
         total = sum(c.count for c in snapshot.cards)
         click.echo(
-            f"{snapshot.game.name} {snapshot.version}: {len(snapshot.cards)} different cards, {total} printed; "
-            f"{len(errors)} error(s), {len(warnings)} warning(s)"
+            f"{snapshot.game.name} {snapshot.version}: {counted(len(snapshot.cards), 'different card')}, {total} printed; "
+            f"{counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}"
         )
     ctx.exit(1 if errors or (strict and warnings) else 0)
 

@@ -15,11 +15,14 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Loc
+from ..words import counted
+from . import xlsxsource
 from .model import ValueSpec
 
 MAX_TABLE_BYTES = 5_000_000
@@ -29,6 +32,7 @@ INT_RE = re.compile(r"^[+-]?[0-9]+$")  # decimal only: "017" is 17, "0x11", "yes
 NUMBER_RE = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$")
 # Columns every card has; each card type adds its own fields.
 BUILTIN_COLUMNS = ("id", "type", "name", "count", "art", "flavour", "note", "effects")
+SCALAR_TYPES = ("int", "number", "bool")  # item types a list or map cell converts
 NO_EFFECTS = "none"  # an effects cell saying "none" clears the inherited effects
 
 
@@ -75,11 +79,14 @@ def _read_csv(path: Path) -> list[Row]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError("not UTF-8 text (save the sheet as 'CSV UTF-8')", Loc(path, line)) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote left open to the end of the file is an error, not one long last cell
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[Row] = []
     header: list[str] | None = None
-    for record in reader:
-        line = reader.line_num
+    end = 0
+    for record in _records(reader, path):
+        # a record may span lines (a quoted cell holding line breaks): it is found at its first
+        line, end = end + 1, reader.line_num
         if header is None:
             if any(v.strip() for v in record):
                 header = _header(record, lambda col, line=line: Loc(path, line, col))
@@ -97,40 +104,41 @@ def _read_csv(path: Path) -> list[Row]:
     return rows
 
 
+def _records(reader, path: Path) -> Iterator[list[str]]:
+    """The reader's records; what the csv module cannot read (an open quote, a cell longer than
+    its field limit) is one line at the line where reading stopped."""
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"not readable as CSV ({exc}); save the sheet as 'CSV UTF-8' again",
+                             Loc(path, reader.line_num)) from None
+        yield record
+
+
 def _read_xlsx(path: Path) -> list[Row]:
-    import zipfile
-
-    from openpyxl import load_workbook
-
-    try:
-        book = load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise InputError(f"not a readable .xlsx workbook ({type(exc).__name__})", Loc(path)) from None
     rows: list[Row] = []
-    try:
-        for sheet in book.worksheets:
-            header: list[str] | None = None
-            for r, record in enumerate(sheet.iter_rows(values_only=True), start=1):
-                def at(col: int, r: int = r, name: str = sheet.title) -> Loc:
-                    return Loc(path, r, col, sheet=name)
+    for sheet in xlsxsource.read_workbook(path, MAX_ROWS + 1):  # a header row and the cards
+        header: list[str] | None = None
+        for r, record in sheet.rows:
+            def at(col: int, r: int = r, name: str = sheet.title) -> Loc:
+                return Loc(path, r, col, sheet=name)
 
-                values = ["" if v is None else v for v in record]
-                if header is None:
-                    if any(cell_text(v) for v in values):
-                        header = _header([cell_text(v) for v in values], at)
+            if header is None:
+                if any(cell_text(v) for v in record):
+                    header = _header([cell_text(v) for v in record], at)
+                continue
+            cells = {}
+            for col, value in enumerate(record, start=1):
+                if value is None or (isinstance(value, str) and not value.strip()):
                     continue
-                cells = {}
-                for col, value in enumerate(values, start=1):
-                    blank = isinstance(value, str) and not value.strip()
-                    if blank:
-                        continue
-                    if col > len(header) or not header[col - 1]:
-                        raise InputError("value in a column without a header", at(col))
-                    cells[header[col - 1]] = Cell(value.strip() if isinstance(value, str) else value, at(col))
-                if cells:
-                    rows.append(Row(cells, at(1)))
-    finally:
-        book.close()
+                if col > len(header) or not header[col - 1]:
+                    raise InputError("value in a column without a header", at(col))
+                cells[header[col - 1]] = Cell(value.strip() if isinstance(value, str) else value, at(col))
+            if cells:
+                rows.append(Row(cells, at(1)))
     return rows
 
 
@@ -186,13 +194,14 @@ def typed(cell: Cell, spec: ValueSpec) -> Any:
             return text == "true"
         raise _expected(cell, "TRUE or FALSE")
     if kind == "list":
-        return [line.strip() for line in cell_text(value).splitlines() if line.strip()]
+        items = [line.strip() for line in cell_text(value).splitlines() if line.strip()]
+        return [_item(cell, item, spec.of, f"item {i}") for i, item in enumerate(items, start=1)]
     if kind == "map":
-        return _map(cell)
+        return _map(cell, spec.of)
     return cell_text(value)
 
 
-def _map(cell: Cell) -> dict[str, str]:
+def _map(cell: Cell, of: str | None) -> dict[str, Any]:
     """A map cell holds one `key: value` per line."""
     result = {}
     for line in cell_text(cell.value).splitlines():
@@ -201,8 +210,19 @@ def _map(cell: Cell) -> dict[str, str]:
         key, sep, value = line.partition(":")
         if not sep or not key.strip():
             raise _expected(cell, "one 'key: value' per line")
-        result[key.strip()] = value.strip()
+        result[key.strip()] = _item(cell, value.strip(), of, f"'{key.strip()}'")
     return result
+
+
+def _item(cell: Cell, text: str, of: str | None, which: str) -> Any:
+    """An item of a list or map cell typed as the field declares its items (`of: int`), as YAML
+    would have read it: `legno: 2` is the number 2, not the text "2"."""
+    if of not in SCALAR_TYPES:
+        return text  # symbols, enums and text stay as written
+    try:
+        return typed(Cell(text, cell.loc), ValueSpec(type=of))
+    except InputError as exc:
+        raise InputError(f"{which}: {exc.message}", cell.loc) from None
 
 
 def _expected(cell: Cell, what: str) -> InputError:
@@ -257,7 +277,7 @@ def _effect_params(cell: Cell, do: str, args: list[str], specs: dict[str, ValueS
         if not sep:
             if i >= len(names):
                 raise InputError(
-                    f"effect '{do}' takes {len(names)} value(s) ({', '.join(names) or 'none'}), found '{arg}'",
+                    f"effect '{do}' takes {counted(len(names), 'value')} ({', '.join(names) or 'none'}), found '{arg}'",
                     cell.loc,
                 )
             name, raw = names[i], arg

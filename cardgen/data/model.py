@@ -8,6 +8,8 @@ the game itself (`card_types`, `effects`, `rules`), so the core never knows abou
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, ValidationError
@@ -54,6 +56,10 @@ class ValueSpec(Strict):
     warn_if_empty: str | None = Field(
         None, description="For rules: warning shown when the value is null or empty."
     )
+    open_question: str | None = Field(
+        None, description="For enum rules the designer's documents leave open: the question they leave "
+                          "('Who is Control?'). The version's value answers it for the players' rulebook; "
+                          "the designer's notes print the question, the answer and the other values.")
 
 
 class Size(Strict):
@@ -194,8 +200,16 @@ class CardOverride(Open):
 
 
 class Claim(Strict):
-    """A statement of the designer's about counts, checked against the data."""
+    """A statement of the designer's about counts, checked against the data.
 
+    Claims are inherited claim by claim: a later version's claim with the same key (its `id`, else
+    what it counts: deck, symbol and field) takes the inherited one's place, `withdrawn: true`
+    drops it, and `replace_claims: true` in a version drops them all."""
+
+    id: str | None = Field(None, description="The claim's key across versions; default: what it counts "
+                                             "(deck, symbol and field).")
+    withdrawn: StrictBool = Field(False, description="True: this version no longer makes the inherited claim "
+                                                      "with this key.")
     deck: str | None = None
     total: StrictInt | None = None
     symbol: str | None = None
@@ -203,6 +217,14 @@ class Claim(Strict):
     count: StrictInt | None = None
     share: str | None = Field(None, pattern=r"^\d+/\d+$")
     says: str | None = Field(None, description="The designer's words this claim comes from.")
+
+
+def claim_key(claim: Claim) -> str:
+    """What identifies a claim across versions: its `id`, else what it counts."""
+    if claim.id:
+        return claim.id
+    return ", ".join(f"{name} {value}" for name, value in
+                     (("deck", claim.deck), ("symbol", claim.symbol), ("field", claim.field)) if value)
 
 
 class FeedbackLines(Strict):
@@ -244,7 +266,12 @@ class VersionFile(Strict):
         description="CSV or XLSX file, relative to this version file, whose rows add or override cards "
         "by id after this file's own changes; blank cells keep the inherited value, count 0 removes a card.",
     )
-    claims: list[Claim] = Field(default_factory=list)
+    claims: list[Claim] = Field(
+        default_factory=list,
+        description="Counts the designer states, checked by validate. Inherited: a claim with the key (id, else "
+                    "deck, symbol and field) of an inherited one replaces it; withdrawn: true drops it.")
+    replace_claims: StrictBool = Field(
+        False, description="True: this version's claims replace every inherited claim instead of merging with them.")
     unused_decks: list[str] = Field(
         default_factory=list,
         description="Decks the game declares but this version does not use (not inherited): no warning that "
@@ -273,7 +300,9 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -
     if kind == "extra_forbidden":
         key = path[-1]
         allowed = _allowed_keys(model, path[:-1])
-        hint = f"; expected one of: {', '.join(allowed)}" if allowed else ""
+        close = difflib.get_close_matches(str(key), allowed, n=1)
+        hint = (f"; expected one of: {', '.join(allowed)}" if allowed else "") + (
+            f"; did you mean '{close[0]}'?" if close else "")
         return InputError(f"unknown key '{key}'{hint}", doc.loc(*path, "__key__"))
     if kind == "missing":
         return InputError(f"missing required key '{path[-1]}'", doc.loc(*path[:-1]))
@@ -286,6 +315,8 @@ def config_error(model: type[BaseModel], doc: YamlDocument, err: ErrorDetails) -
 def _expected(err: ErrorDetails) -> str:
     msg = err["msg"]
     msg = msg[0].lower() + msg[1:]
+    # pydantic's class names and Python's words mean nothing in a YAML file
+    msg = re.sub(r" or instance of \w+", "", msg).replace("a valid dictionary", "a mapping (key: value)")
     return msg.replace("input should be", "expected").replace("should be", "expected")
 
 
@@ -314,16 +345,18 @@ def _allowed_keys(model: type[BaseModel], path: tuple) -> list[str]:
 
 
 def _inner_model(annotation: Any) -> Any:
+    """The model a field holds: itself, the items of a list, one side of a union, or
+    ("dict", model) for a mapping of names the user chooses (card_types, fields, sizes)."""
     import typing
 
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
+    if typing.get_origin(annotation) is dict:  # before the arguments: its key type is not the model
+        return ("dict", _inner_model(typing.get_args(annotation)[1]))
     for arg in typing.get_args(annotation):
         found = _inner_model(arg)
         if found is not None:
             return found
-    if typing.get_origin(annotation) is dict:
-        return ("dict", _inner_model(typing.get_args(annotation)[1]))
     return None
 
 

@@ -36,12 +36,20 @@ class PrinterFile(model.Strict):
         return value
 
 
+# cairo's largest image is 32767 pixels a side: 2774 mm at the build's 300 DPI
+MAX_FACE_MM = 2774
+
+
 class Limits(model.Strict):
     """Checked by `validate` (and so before `build` starts work): a typo such as `count: 10000`
     should not run for minutes and fill the disk."""
 
     printed_cards: StrictInt = Field(5000, ge=1, description="Most cards a version may print (all copies).")
     different_cards: StrictInt = Field(2000, ge=1, description="Most different cards in a version.")
+    face_mm: StrictInt = Field(
+        1200, ge=10, le=MAX_FACE_MM,
+        description="Longest side of a card, tile or board, bleed included, in mm. Its 300 DPI image "
+                    f"can be no larger than {MAX_FACE_MM} mm (cairo draws at most 32767 pixels a side).")
 
 
 class ProjectFile(model.Strict):

@@ -45,6 +45,7 @@ class Card:
     loc: Loc  # where the card was defined
     field_locs: dict[str, Loc] = field(default_factory=dict)  # where each field got its value
     changed_in: str = ""  # version that last defined or changed the card
+    row: Loc | None = None  # the spreadsheet row (a version's `table:`) that last added or changed it
 
     def value(self, name: str) -> Any:
         """A card field by name, the built-in ones included (for templates and checks)."""
@@ -54,6 +55,18 @@ class Card:
 
     def loc_of(self, name: str) -> Loc:
         return self.field_locs.get(name, self.loc)
+
+    @property
+    def where(self) -> Loc:
+        """Where a finding about the card as a whole points: the spreadsheet row a designer
+        edits when a table last changed the card, else the YAML that defines it."""
+        return self.row or self.loc
+
+    def from_row(self, name: str) -> bool:
+        """Does field `name` get its value from the spreadsheet row that last changed the card?"""
+        loc = self.field_locs.get(name)
+        return (self.row is not None and loc is not None
+                and (loc.file, loc.line, loc.sheet) == (self.row.file, self.row.line, self.row.sheet))
 
 
 @dataclass

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import gettext as _gettext
 from collections.abc import Callable
+from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
+
+from ..errors import Finding, Loc
 
 
 def source_plural(lang: str) -> Callable[[int], int]:
@@ -36,19 +39,39 @@ class Translator:
         self.messages: dict[str, tuple[str, ...]] = {}
         self.missing: dict[str, None] = {}  # ordered set of msgids
         self.missing_locs: dict[str, object] = {}  # msgid -> where the data says it (errors.Loc)
-        plural_expr = "(n != 1)"
-        for catalog in catalogs or []:
-            plural_expr = catalog.plural_expr or plural_expr
-            for message in catalog:
-                if not message.id or message.fuzzy:
-                    continue  # the header; an outdated translation counts as missing
-                msgid = message.id[0] if isinstance(message.id, (list, tuple)) else message.id
-                forms: tuple[str | None, ...] = (tuple(message.string) if isinstance(message.string, (list, tuple))
-                                                 else (message.string,))
-                if all(forms):
-                    self.messages[msgid] = tuple(f for f in forms if f)  # all of them: typed as str
+        self.origins: dict[str, Loc] = {}  # msgid -> its entry in a catalog (file:line)
+        self.remarks: list[Finding] = []  # warnings about the catalogs (i18n.pofile)
+        self._plurals: dict[str, Callable[[int], int]] = {}  # msgid -> its own catalog's plural rule
         self._source_plural = source_plural(source_lang)
-        self._plural = _gettext.c2py(plural_expr) if not self.is_source else self._source_plural
+        self._by_text: dict[str, Loc] | None = None  # translated text -> origin, built when first asked
+        for catalog in catalogs or []:
+            self.add(catalog)
+
+    def add(self, catalog: Catalog, path: Path | None = None) -> None:
+        """The translations of `catalog` (read from `path`). Each catalog's msgstr[N] follow its
+        own header's Plural-Forms: a second catalog's header never reinterprets the first's."""
+        plural = _gettext.c2py(catalog.plural_expr or "(n != 1)")
+        self._by_text = None
+        for message in catalog:
+            if not message.id or message.fuzzy:
+                continue  # the header; an outdated translation counts as missing
+            msgid = message.id[0] if isinstance(message.id, (list, tuple)) else message.id
+            forms: tuple[str | None, ...] = (tuple(message.string) if isinstance(message.string, (list, tuple))
+                                             else (message.string,))
+            if all(forms):
+                self.messages[msgid] = tuple(f for f in forms if f)  # all of them: typed as str
+                self._plurals[msgid] = plural
+                if path is not None:
+                    self.origins[msgid] = Loc(path, message.lineno or 0)
+
+    def origin_of(self, text: str) -> Loc | None:
+        """The catalog entry whose translation is `text` (for findings about printed text)."""
+        if self.is_source:
+            return None
+        if self._by_text is None:
+            self._by_text = {form: self.origins[msgid] for msgid, forms in self.messages.items()
+                             if msgid in self.origins for form in forms}
+        return self._by_text.get(text)
 
     def gettext(self, msgid: str) -> str:
         if self.is_source or not msgid:
@@ -63,8 +86,8 @@ class Translator:
         if not self.is_source:
             forms = self.messages.get(singular)
             if forms is not None:
-                index = self._plural(int(n))
-                return forms[min(index, len(forms) - 1)]
+                index = self._plurals[singular](int(n))
+                return forms[max(0, min(index, len(forms) - 1))]
             self.missing[singular] = None
         return singular if self._source_plural(int(n)) == 0 else plural
 

@@ -17,6 +17,7 @@ from jinja2 import TemplateError
 
 from .. import contain
 from ..errors import BuildError, Finding, Loc
+from ..words import counted
 from . import cardtext
 from .model import PluralText, ValueSpec
 from .plugin import HOOKS, defined_hooks, load_plugin
@@ -38,7 +39,7 @@ class Report:
             raise ValueError(f"severity must be 'error' or 'warning', not {severity!r}")
         card_id = card.id if isinstance(card, Card) else card
         if loc is None and isinstance(card, Card):
-            loc = card.loc
+            loc = card.where
         self.findings.append(Finding(severity, code, message, loc, card_id))
 
     def error(self, code: str, message: str, **kw) -> None:
@@ -60,6 +61,7 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_game()
     ctx.check_symbols()
     ctx.check_cards()
+    ctx.check_sentence_icons()
     ctx.check_rules()
     ctx.check_claims()
     ctx.check_limits()
@@ -90,6 +92,7 @@ class _Context:
         self.s = snapshot
         self.game = snapshot.game
         self.report = report
+        self.sentence_icons: dict[tuple[str, str], list[Card]] = {}  # (effect kind, icon) -> cards printing it
 
     # --- game-level declarations -------------------------------------------------------------
 
@@ -243,9 +246,23 @@ class _Context:
             except cardtext.SentenceError as exc:
                 self.report.error("bad-sentence", exc.message, card=card, loc=effect.loc)
                 return
+            symbol_icons = {sym.icon for sym in self.s.symbols.values()}
             for run in runs:
-                if isinstance(run, cardtext.IconRun):
+                if not isinstance(run, cardtext.IconRun) or run.icon in symbol_icons:
+                    continue  # a symbol's icon is checked where the symbol is defined
+                if run.icon in " ".join(_sentence_sources(kind.text)):  # written in game.yml's sentence
+                    self.sentence_icons.setdefault((effect.do, run.icon), []).append(card)
+                else:  # named by the card's own parameter
                     self._icon_ok(run.icon, effect.loc, card, f"icon('{run.icon}') in the sentence of '{effect.do}'")
+
+    def check_sentence_icons(self) -> None:
+        """An icon written in an effect's sentence, once at the sentence in game.yml (the cause),
+        naming the cards that print it, instead of once per card."""
+        for (kid, icon), cards in self.sentence_icons.items():
+            ids = list(dict.fromkeys(c.id for c in cards))
+            users = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            self._icon_ok(icon, self.game.source.loc("effects", kid, "text"), cards[0],
+                          f"icon('{icon}') in the sentence of effect '{kid}' ({_count(len(ids), 'card')}: {users})")
 
     def _check_value(self, spec: ValueSpec, value: Any, what: str, card: Card | None, loc: Loc) -> bool:
         problem = value_problem(spec, value, self.s, self.project)
@@ -297,6 +314,38 @@ class _Context:
             self.report.error("too-large", f"version {self.s.version} has {len(self.s.cards):,} different cards, more "
                               f"than the limit of {limits.different_cards:,}; " + where.format("different_cards"),
                               loc=loc)
+        self._check_face_sizes(where)
+
+    def _check_face_sizes(self, where: str) -> None:
+        """Every drawn face (card, tile, board) within `limits.face_mm`: a board ten times too
+        large would otherwise fail in cairo, mid-build, naming no data file."""
+        from .project import MAX_FACE_MM
+        from .snapshot import NAMED_SIZES
+
+        limit = self.project.config.limits.face_mm
+        bleed = self.game.file.bleed_mm
+        for tid in dict.fromkeys(c.type for c in self.s.cards if c.type in self.game.card_types):
+            ref = self.game.card_types[tid].size or self.game.file.card_size
+            if isinstance(ref, str) and ref not in NAMED_SIZES and ref not in self.game.file.sizes:
+                continue  # an unknown size: reported by check_game
+            size = self.game.size_of(tid)
+            longest = max(size.width_mm, size.height_mm) + 2 * bleed
+            if longest > limit:
+                first = next(c for c in self.s.cards if c.type == tid)
+                fix = (where.format("face_mm") if longest <= MAX_FACE_MM else
+                       f"no image larger than {MAX_FACE_MM:,} mm a side can be drawn at 300 DPI")
+                self.report.error("too-large", f"card type '{tid}' measures {size.width_mm:g} x {size.height_mm:g} mm "
+                                  f"({longest:g} mm with bleed), more than the limit of {limit:,} mm a side; {fix}",
+                                  loc=self._size_loc(tid), card=first.id)
+
+    def _size_loc(self, tid: str) -> Loc:
+        """Where a card type's size is written: its named size in `sizes`, else its own `size`,
+        else the game's `card_size`."""
+        doc = self.game.source
+        ref = self.game.card_types[tid].size
+        loc = doc.loc("card_types", tid, "size") if ref is not None else doc.loc("card_size")
+        ref = ref if ref is not None else self.game.file.card_size
+        return doc.loc("sizes", ref) if isinstance(ref, str) and ref in self.game.file.sizes else loc
 
     # --- claims ------------------------------------------------------------------------------
 
@@ -309,8 +358,9 @@ class _Context:
                     continue
                 actual = self.s.deck_size(claim.deck)
                 if claim.total is not None and actual != claim.total:
+                    card = self._counted_in_table(self.s.cards_in_deck(claim.deck))
                     self.report.error("deck-count", f"deck '{claim.deck}' should hold {claim.total} cards but holds "
-                                      f"{actual}{says}", loc=loc)
+                                      f"{actual}{says}", card=card, loc=card.loc_of("count") if card else loc)
             if claim.symbol is not None:
                 self._check_symbol_claim(claim, loc, says)
 
@@ -320,7 +370,7 @@ class _Context:
             return
         count = self.s.symbol_count(claim.symbol, claim.field)
         carriers = [c for c in self.s.cards if claim.symbol in c.fields.values()]
-        card = carriers[0] if carriers else None
+        card = self._counted_in_table(carriers) or (carriers[0] if carriers else None)
         name = self.s.symbols[claim.symbol].name or claim.symbol
         if claim.count is not None and count != claim.count:
             self.report.error("deck-count", f"{name}: {count} cards, expected {claim.count}{says}",
@@ -332,8 +382,24 @@ class _Context:
             num, den = (int(x) for x in claim.share.split("/"))
             deck_total = self.s.deck_size(claim.deck)
             if deck_total == 0 or Fraction(count, deck_total) != Fraction(num, den):
+                # the share moves with any count in the deck: a table row that changed one is the cause
+                card = self._counted_in_table(self.s.cards_in_deck(claim.deck), changed_only=True) or card
                 self.report.error("deck-share", f"{name}: {count} of {deck_total} cards is not {claim.share}{says}",
                                   card=card, loc=card.loc_of("count") if card else loc)
+
+
+    def _counted_in_table(self, cards: list[Card], changed_only: bool = False) -> Card | None:
+        """Of the cards a count claim counts, one whose count a spreadsheet row gives (one the
+        row changed in this version first): a claim the table breaks points at the table's
+        count cell, which the designer edits, rather than at the YAML claim or definition."""
+        counted = [c for c in cards if c.from_row("count")]
+        changed = [c for c in counted if c.changed_in == self.s.version]
+        return next(iter(changed or ([] if changed_only else counted)), None)
+
+
+def _count(n: int, word: str) -> str:
+    """'1 card', '3 cards'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _sentence_sources(text) -> list[str]:
@@ -447,8 +513,8 @@ def _plugin_loc(exc: BaseException, path: Path) -> Loc:
 
 class ValidationFailed(BuildError):
     def __init__(self, errors: list[Finding], strict: bool = False, what: str = "built"):
-        kind = "warning(s) and --strict" if strict else "error(s) in the game data"
-        super().__init__(f"{len(errors)} {kind}; nothing was {what}")
+        kind = "and --strict" if strict else "in the game data"
+        super().__init__(f"{counted(len(errors), 'warning' if strict else 'error')} {kind}; nothing was {what}")
         self.errors = errors
 
     def __str__(self) -> str:

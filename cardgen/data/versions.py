@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ..errors import Finding, InputError, Loc
+from ..words import counted
 from . import cardtable, model, yamlsource
 from .project import Project
 from .snapshot import Card, Effect, Game, Snapshot, VersionInfo
@@ -71,6 +72,13 @@ def _version_sort_key(name: str):
 
 
 def resolve(project: Project, game: Game, version: str | None = None) -> Snapshot:
+    version = existing_version(project, game, version)
+    chain = _chain(project, game, version, available_versions(project, game))
+    return _apply(game, chain)
+
+
+def existing_version(project: Project, game: Game, version: str | None = None) -> str:
+    """The version's name as `--version` means it (default: the game's); one line if there is none."""
     version = normalise_version(version or game.file.default_version)
     known = available_versions(project, game)
     if version not in known:
@@ -78,8 +86,7 @@ def resolve(project: Project, game: Game, version: str | None = None) -> Snapsho
             f"no version '{version}' of {game.name} (expected one of: {', '.join(known) or 'none'}; "
             f"versions live in {version_dir(project, game)})"
         )
-    chain = _chain(project, game, version, known)
-    return _apply(game, chain)
+    return version
 
 
 def _load_version(project: Project, game: Game, version: str):
@@ -124,7 +131,7 @@ def _check_translation(feedback: model.Feedback | None, doc) -> None:
     for kind in ("positive", "negative", "ideas"):
         said, meant = getattr(feedback, kind), getattr(feedback.translation, kind)
         if len(said) != len(meant):
-            raise InputError(f"feedback.translation.{kind} has {len(meant)} line(s) but feedback.{kind} has "
+            raise InputError(f"feedback.translation.{kind} has {counted(len(meant), 'line')} but feedback.{kind} has "
                              f"{len(said)}: expected one translated line for each line received",
                              doc.loc("notes", "feedback", "translation", kind))
 
@@ -136,8 +143,7 @@ def _apply(game: Game, chain) -> Snapshot:
     symbols: dict[str, model.Symbol] = {}
     symbol_locs: dict[str, Loc] = {}
     cards: dict[str, Card] = {}
-    claims: list = []
-    claim_locs: list[Loc] = []
+    claims: dict[str, tuple[model.Claim, Loc]] = {}  # key -> the claim in force and where it is written
     remarks: list[Finding] = []
     infos = []
     for vid, doc, vf, rows in chain:
@@ -192,9 +198,7 @@ def _apply(game: Game, chain) -> Snapshot:
             removed.add(card_id)
             del cards[card_id]
         _apply_table(game, cards, rows, vid)
-        if vf.claims or "claims" in doc.data:
-            claims = list(vf.claims)
-            claim_locs = [doc.loc("claims", i) for i in range(len(vf.claims))]
+        _merge_claims(claims, vf, doc)
     return Snapshot(
         game=game,
         version=chain[-1][0],
@@ -205,11 +209,33 @@ def _apply(game: Game, chain) -> Snapshot:
         symbols=symbols,
         symbol_locs=symbol_locs,
         cards=list(cards.values()),
-        claims=claims,
-        claim_locs=claim_locs,
+        claims=[claim for claim, _ in claims.values()],
+        claim_locs=[loc for _, loc in claims.values()],
         unused_decks={d: chain[-1][1].loc("unused_decks", i) for i, d in enumerate(chain[-1][2].unused_decks)},
         remarks=remarks,
     )
+
+
+def _merge_claims(claims: dict[str, tuple[model.Claim, Loc]], vf: model.VersionFile, doc) -> None:
+    """A version's claims over the inherited ones, by key (model.claim_key): a claim with an
+    inherited key replaces it, `withdrawn: true` drops it, `replace_claims: true` drops them all."""
+    if vf.replace_claims:
+        claims.clear()
+    seen: dict[str, Loc] = {}
+    for i, claim in enumerate(vf.claims):
+        key, loc = model.claim_key(claim), doc.loc("claims", i)
+        if not key:
+            raise InputError("a claim needs a deck or a symbol to count (or an id naming it)", loc)
+        if key in seen:
+            raise InputError(f"a second claim about {key} in this file (first at line {seen[key].line}); "
+                             "give each its own id", loc)
+        seen[key] = loc
+        if not claim.withdrawn:
+            claims[key] = (claim, loc)
+        elif claims.pop(key, None) is None:
+            known = "; ".join(claims) or "none"
+            raise InputError(f"withdraws the claim about {key}, which no earlier version makes (inherited: {known})",
+                             loc)
 
 
 def _table_rows(project: Project, doc, vf: model.VersionFile) -> list[cardtable.Row]:
@@ -250,7 +276,7 @@ def _apply_table(game: Game, cards: dict[str, Card], rows: list[cardtable.Row], 
             if "name" not in values:
                 raise InputError(f"new card '{card_id}' needs a name", row.loc)
             card = Card(id=card_id, type=type_id, name=values["name"], count=1, art=None, flavour=None,
-                        effects=[], fields={}, note=None, loc=row.loc)
+                        effects=[], fields={}, note=None, loc=row.loc, row=row.loc)
             cards[card_id] = card
         changed = card.changed_in == ""  # a new card
         for key, value in values.items():
@@ -263,6 +289,7 @@ def _apply_table(game: Game, cards: dict[str, Card], rows: list[cardtable.Row], 
                 card.fields[key] = value
         if changed:  # a row that repeats the inherited values changes nothing
             card.changed_in = vid
+            card.row = row.loc
 
 
 def _effect_data(effects: list[Effect]) -> list[tuple]:
@@ -339,3 +366,4 @@ def _override(card: Card, entry: model.CardOverride, doc, path, vid: str) -> Non
         else:
             card.fields[key] = (entry.model_extra or {})[key]
     card.changed_in = vid
+    card.row = None  # changed in YAML since: findings about the whole card point at its definition

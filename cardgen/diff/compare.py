@@ -13,7 +13,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from ..data import cardtext
-from ..data.model import ValueSpec
+from ..data.model import Claim, ValueSpec, claim_key
 from ..data.snapshot import Card, Effect, Snapshot
 from ..errors import Loc
 
@@ -118,10 +118,11 @@ class VersionDiff:
     symbol_counts: list[SymbolCount] = field(default_factory=list)
     reprint: list[str] = field(default_factory=list)  # ids of new cards whose printed face differs
     notes: list[tuple[str, list[str]]] = field(default_factory=list)  # (version, change notes)
+    claims: list[Change] = field(default_factory=list)  # detail: "added" | "removed" | "changed"
 
     @property
     def identical(self) -> bool:
-        """No difference a player could see (the designer's notes do not count)."""
+        """No difference a player could see (the designer's notes and claims do not count)."""
         return not any([self.rules, self.style, self.symbols, self.added, self.removed, self.changed,
                         self.deck_counts, self.symbol_counts, self.reprint])
 
@@ -144,7 +145,44 @@ def compare(old: Snapshot, new: Snapshot, reprint: list[str]) -> VersionDiff:
     diff.deck_counts = _deck_counts(old, new)
     diff.symbol_counts = _symbol_counts(old, new)
     diff.notes = _notes(old, new)
+    diff.claims = _claims(old, new)
     return diff
+
+
+def _claims(old: Snapshot, new: Snapshot) -> list[Change]:
+    """The designer's claims added, withdrawn or changed, matched by their key (model.claim_key)."""
+    before = {claim_key(c): c for c in old.claims}
+    after = {claim_key(c): c for c in new.claims}
+    changes = []
+    for key in list(before) + [k for k in after if k not in before]:
+        a, b = before.get(key), after.get(key)
+        if a == b:
+            continue
+        status = "added" if a is None else "removed" if b is None else "changed"
+        changes.append(Change(key, key, _claim_data(a), _claim_data(b), claim_text(old, a), claim_text(new, b),
+                              status))
+    return changes
+
+
+def _claim_data(claim: Claim | None) -> dict | None:
+    return None if claim is None else claim.model_dump(exclude_defaults=True)
+
+
+def claim_text(snapshot: Snapshot, claim: Claim | None) -> str:
+    """'The Mine: 60 cards ("60 metal cards")', 'Steel: 20 cards, 1/3 of The Mine'."""
+    if claim is None:
+        return "(none)"
+    deck = snapshot.game.decks[claim.deck].name if claim.deck in snapshot.game.decks else claim.deck
+    symbol = snapshot.symbols[claim.symbol].name or claim.symbol if claim.symbol in snapshot.symbols else claim.symbol
+    counts = []
+    if claim.total is not None:
+        counts.append(f"{claim.total} cards")
+    if claim.count is not None:
+        counts.append(f"{claim.count} cards")
+    if claim.share is not None:
+        counts.append(f"{claim.share} of {deck}")
+    says = f' ("{claim.says}")' if claim.says else ""
+    return f"{symbol or deck or claim.id}: {', '.join(counts) or 'no count'}{says}"
 
 
 def in_deck_order(snapshot: Snapshot) -> list[Card]:

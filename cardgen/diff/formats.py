@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from ..words import counted
 from .compare import CardInfo, Change, EffectRow, VersionDiff
 
 
@@ -52,6 +53,7 @@ def as_json(diff: VersionDiff) -> str:
                        "new": {"cards": d.new_cards, "different": d.new_different}} for d in diff.deck_counts],
             "symbols": [{"id": s.id, "name": s.name, "old": s.old, "new": s.new} for s in diff.symbol_counts],
         },
+        "claims": [_change_json(c) for c in diff.claims],
         "reprint": list(diff.reprint),
         "notes": [{"version": v, "changes": notes} for v, notes in diff.notes],
     }
@@ -116,7 +118,7 @@ def _render(diff: VersionDiff, s: _Style) -> str:
     old, new = version_label(diff.old), version_label(diff.new)
     lines = [f"# {diff.game_name}: {old}{s.arrow}{new}" if s.md
              else click.style(f"{diff.game_name}: {old}{s.arrow}{new}", bold=True)]
-    if diff.identical:
+    if diff.identical and not diff.claims:
         lines += ["", "No differences."]
     for version, notes in diff.notes:
         lines += ["", s.heading(f"Designer's change notes ({version})")]
@@ -129,9 +131,11 @@ def _render(diff: VersionDiff, s: _Style) -> str:
     _section(lines, s, "Cards removed", [line for c in diff.removed for line in _card_lines(c, s, s.old, brief=True)])
     _section(lines, s, "Cards changed", _changed_lines(diff, s))
     _section(lines, s, "Deck counts", _count_lines(diff, s))
+    _section(lines, s, "Claims", [s.item(s.change(c)) for c in diff.claims])
     if diff.reprint:
         since = f"cardgen build --version {diff.new.version} --only-changed-since {diff.old.version}"
-        lines += ["", f"{len(diff.reprint)} card face(s) differ and need printing again: "
+        faces = counted(len(diff.reprint), "card face differs and needs", "card faces differ and need")
+        lines += ["", f"{faces} printing again: "
                       f"{'`' + since + '`' if s.md else since} prints just those."]
     return "\n".join(lines) + "\n"
 

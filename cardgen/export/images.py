@@ -10,6 +10,7 @@ pipeline's, with the pixel size added), so repeated exports render nothing.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,15 @@ from ..render.rasterise import Rasteriser
 from ..units import decimal
 
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.S)
+
+
+def file_word(name: str, fallback: str) -> str:
+    """A printed name as part of a file name ('Monete da 5' -> 'monete-da-5', 'Main board' ->
+    'main-board'), so a translated export's files are named in its language; `fallback` (the
+    data's id) when nothing of the name is left."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    word = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return word or fallback
 
 
 @dataclass(frozen=True)

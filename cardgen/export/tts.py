@@ -32,7 +32,7 @@ from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..render.cards import CardRenderer
 from .images import Shot, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
-from .ttspieces import PieceObject, piece_object, plan_pieces, write_piece_images
+from .ttspieces import PieceObject, deck_words, piece_object, plan_pieces, write_piece_images
 
 MAX_COLS, MAX_ROWS = 10, 7
 PER_SHEET = MAX_COLS * MAX_ROWS - 1
@@ -168,6 +168,7 @@ def plan_objects(snapshot: Snapshot, stem: str) -> list[DeckObject]:
     """Decks split by card size and shape (a TTS deck has one), then into sheets of 69 cards."""
     game = snapshot.game
     objects: list[DeckObject] = []
+    words = deck_words(snapshot)
     for deck_id, deck in game.decks.items():
         groups: dict[tuple, list[Card]] = {}
         for card in snapshot.cards_in_deck(deck_id):
@@ -176,7 +177,7 @@ def plan_objects(snapshot: Snapshot, stem: str) -> list[DeckObject]:
                 groups.setdefault((size.width_mm, size.height_mm, game.card_types[card.type].shape), []).append(card)
         for n, ((w, h, shape), cards) in enumerate(groups.items(), start=1):
             several = len(groups) > 1
-            base = f"{stem}-{deck_id}" + (f"-{n}" if several else "")
+            base = f"{stem}-{words[deck_id]}" + (f"-{n}" if several else "")
             obj = DeckObject(deck_id, f"{deck.name} ({n})" if several else deck.name, (w, h), shape, base)
             for i in range(0, len(cards), PER_SHEET):
                 chunk = cards[i:i + PER_SHEET]

@@ -29,7 +29,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..render.cards import CardRenderer
-from .images import Shot, rasterise_shots, trim_frame, write_if_changed
+from .images import Shot, file_word, rasterise_shots, trim_frame, write_if_changed
 
 PIECES = ("board", "tile", "token")
 TTS_PIECE_MM = 50.8  # the longer side of a custom tile, token or board at scale 1 (2 TTS units)
@@ -72,21 +72,40 @@ def component_of(snapshot: Snapshot, card: Card) -> str:
     return snapshot.game.card_types[card.type].component
 
 
+def translated(snapshot: Snapshot) -> bool:
+    return snapshot.language != snapshot.game.file.language
+
+
+def deck_words(snapshot: Snapshot) -> dict[str, str]:
+    """Each deck as it goes into file names. The data's ids are words of the game's own language
+    ('gilde', 'missioni'), so a translated export names its files from the translated names
+    instead ('guilds', 'missions'); an id stays where two names would give the same word."""
+    decks = snapshot.game.decks
+    if not translated(snapshot):
+        return {deck_id: deck_id for deck_id in decks}
+    words = {deck_id: file_word(deck.name, deck_id) for deck_id, deck in decks.items()}
+    taken = list(words.values())
+    return {deck_id: word if taken.count(word) == 1 else deck_id for deck_id, word in words.items()}
+
+
 def plan_pieces(snapshot: Snapshot, stem: str) -> list[PieceObject]:
     game = snapshot.game
     objects = []
+    words = deck_words(snapshot)
     for deck_id, deck in game.decks.items():
         cards = [c for c in snapshot.cards_in_deck(deck_id) if c.count > 0 and component_of(snapshot, c) in PIECES]
         if not cards:
             continue
         kind = component_of(snapshot, cards[0])
         size = game.size_of(cards[0].type)
-        base = f"{stem}-{deck_id}"
+        base = f"{stem}-{words[deck_id]}"
         obj = PieceObject(deck_id, deck.name, kind, base, (size.width_mm, size.height_mm),
                           game.card_types[cards[0].type].shape)
         back = f"{base}-back.png" if kind == "tile" and deck.back else None
-        for card in cards:
-            obj.pieces.append(Piece(card, f"{base}-{card.id}.png", back))
+        names = [file_word(c.name, c.id) if translated(snapshot) else c.id for c in cards]
+        for card, name in zip(cards, names):
+            word = name if names.count(name) == 1 else card.id  # two pieces of one name keep their ids
+            obj.pieces.append(Piece(card, f"{base}-{word}.png", back))
         objects.append(obj)
     return objects
 

@@ -17,12 +17,14 @@ from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import PoFileError, read_po, write_po
+from babel.messages.pofile import write_po
 
+from .. import contain
 from ..atomic import write_bytes
 from ..data.snapshot import Game
 from ..data.translator import Translator
-from ..errors import InputError, Loc
+from ..errors import Finding, InputError, Loc
+from . import pofile
 from .strings import DOMAINS
 
 # A fixed date in the headers: extracting twice from the same data gives the same bytes.
@@ -39,6 +41,13 @@ def pot_path(game: Game, domain: str) -> Path:
 
 def po_path(game: Game, lang: str, domain: str) -> Path:
     return locale_dir(game) / lang / f"{domain}.po"
+
+
+def contained(game: Game, path: Path) -> Path:
+    """`path`, a catalog of `game`, if it (after links) lies inside the game's folder, like every
+    other source a build reads; `contain.OutsideProject` otherwise."""
+    relative = path.relative_to(game.dir).as_posix()
+    return contain.inside(game.dir, relative, "translation catalog", Loc(path))
 
 
 def translations(game: Game) -> list[str]:
@@ -65,13 +74,31 @@ def check_language(lang: str) -> str:
 
 
 def read(path: Path, lang: str | None = None) -> Catalog:
+    """The catalog at `path` (of language `lang`), checked as `msgfmt --check` checks it: any
+    problem is an error naming the file and the entry's line (`pofile`)."""
+    return read_checked(path, lang)[0]
+
+
+def read_checked(path: Path, lang: str | None = None) -> tuple[Catalog, list[Finding]]:
+    """`read`, and the warnings about harmless gaps (a plural form for one number without the number)."""
     try:
-        with path.open("rb") as f:
-            return read_po(f, locale=lang, abort_invalid=True)
-    except PoFileError as exc:
-        raise InputError(f"not a readable PO catalog: {exc}", Loc(path, getattr(exc, "lineno", 0) or 0)) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"cannot read catalog: {exc}", Loc(path)) from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read catalog: {exc.strerror or exc}", Loc(path)) from None
+    return pofile.read(path, lang, raw)
+
+
+def merge(catalog: Catalog, template: Catalog) -> None:
+    """`template`'s messages into `catalog` (changed ones become fuzzy), as msgmerge does. Babel's
+    update forgets the previous msgid (`#|`) of an entry that was already fuzzy; it is kept, so
+    updating twice gives the same bytes."""
+    previous = {(m.id if isinstance(m.id, str) else m.id[0], m.context): list(m.previous_id)
+                for m in catalog if m.id and m.fuzzy and m.previous_id}
+    catalog.update(template, no_fuzzy_matching=False)
+    for message in catalog:
+        key = (message.id if isinstance(message.id, str) else message.id[0], message.context)
+        if message.id and message.fuzzy and not message.previous_id and key in previous:
+            message.previous_id = previous[key]
 
 
 def write(path: Path, catalog: Catalog) -> None:
@@ -83,6 +110,16 @@ def write(path: Path, catalog: Catalog) -> None:
         write_bytes(path, data)
 
 
+def require_translation(game: Game, lang: str) -> dict[str, Path]:
+    """The catalogs of `lang`, a language other than the source; one line if it has none."""
+    paths = {d: po_path(game, lang, d) for d in DOMAINS if po_path(game, lang, d).is_file()}
+    if not paths:
+        known = ", ".join(languages(game))
+        raise InputError(f"{game.name} has no translation into '{lang}' (expected one of: {known}); "
+                         f"start one with `cardgen i18n update --game {game.id} --lang {lang}`")
+    return paths
+
+
 def translator_for(game: Game, lang: str) -> Translator:
     """gettext for `lang` from its catalogs; the source language needs none."""
     source = game.file.language
@@ -90,11 +127,11 @@ def translator_for(game: Game, lang: str) -> Translator:
         translator = Translator(lang, source)
         translator.domains = set(DOMAINS)
         return translator
-    paths = {d: po_path(game, lang, d) for d in DOMAINS if po_path(game, lang, d).is_file()}
-    if not paths:
-        known = ", ".join(languages(game))
-        raise InputError(f"{game.name} has no translation into '{lang}' (expected one of: {known}); "
-                         f"start one with `cardgen i18n update --game {game.id} --lang {lang}`")
-    translator = Translator(lang, source, [read(p, lang) for p in paths.values()])
+    paths = {d: contained(game, p) for d, p in require_translation(game, lang).items()}
+    translator = Translator(lang, source)
+    for path in paths.values():
+        catalog, warnings = read_checked(path, lang)
+        translator.add(catalog, path)
+        translator.remarks += warnings
     translator.domains = set(paths)
     return translator

@@ -31,6 +31,7 @@ def localise(snapshot: Snapshot, lang: str | None = None) -> Snapshot:
                 item.set(translator.gettext(item.msgid))
             if item.msgid in translator.missing:
                 translator.missing_locs.setdefault(item.msgid, item.loc)
+        result.remarks = [*result.remarks, *translator.remarks]  # the catalogs' warnings, for validate
     result.lang = lang
     result.translator = translator
     return result

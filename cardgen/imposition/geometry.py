@@ -52,7 +52,7 @@ class Slot:
 
     front: Path        # one-page PDF including bleed
     back: Path | None  # one-page PDF including bleed, or None for a blank back
-    label: str = ""    # e.g. the card id, for debugging
+    label: str = ""    # the card's name (and copy number), printed in a tiled page's footer
 
 
 @dataclass(frozen=True)

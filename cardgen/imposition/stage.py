@@ -28,7 +28,7 @@ from .impose import PieceGroup, impose_groups
 from .layout import grid_for
 from .tiling import tile
 
-CODE_VERSION = "sheets-2"  # bump when the sheet layout code changes what it draws
+CODE_VERSION = "sheets-3"  # bump when the sheet layout code changes what it draws
 
 
 @dataclass
@@ -61,7 +61,11 @@ def sheet_groups(snapshot: Snapshot, rendered: RenderedSet, files: dict[str, Fac
         front = files[rendered.faces[card.id].key].pdf
         back_face = rendered.backs.get(ctype.deck)
         back = files[back_face.key].pdf if back_face else None
-        groups[key].slots += [Slot(front, back, card.id)] * card.count
+        # the label is printed in a tiled component's footer: the card's name in the build's
+        # language, numbered when several copies are tiled (two camp maps: "1/2", "2/2")
+        numbered = groups[key].tiled and card.count > 1
+        groups[key].slots += [Slot(front, back, f"{card.name} {n}/{card.count}" if numbered else card.name)
+                              for n in range(1, card.count + 1)]
     return [g for g in groups.values() if g.slots]
 
 
@@ -96,7 +100,7 @@ def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, fi
             offset = (float(x), float(y))
             inputs = cache_mod.digest_of(
                 CODE_VERSION, cache_mod.toolchain_version(), paper_name, mode, offset,
-                [(g.label, g.spec, g.tiled, [(s.front.name, s.back.name if s.back else None) for s in g.slots])
+                [(g.label, g.spec, g.tiled, [(s.front.name, s.back.name if s.back else None, s.label) for s in g.slots])
                  for g in mode_groups],
                 fonts_digest(project.fonts_dir), catalog_digest(snapshot.language),
             )

@@ -39,7 +39,7 @@ def preflight(snapshot: Snapshot, rendered: RenderedSet, fonts: FontSet) -> list
     for card in snapshot.cards:
         face = rendered.faces.get(card.id)
         if face:
-            findings += check_face(face, bleed, fonts, card=card.id, loc=card.loc)
+            findings += check_face(face, bleed, fonts, card=card.id, loc=card.where)
     for deck_id, face in rendered.backs.items():
         loc = snapshot.game.source.loc("decks", deck_id, "back")
         findings += check_face(face, bleed, fonts, card=f"back-{deck_id}", loc=loc, back=True)

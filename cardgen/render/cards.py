@@ -80,8 +80,8 @@ class CardRenderer:
     def render_card(self, card: Card) -> Face:
         ctype = self.game.card_types[card.type]
         self._current = f"card '{card.id}'"
-        self._loc, self._card = card.loc, card
-        svg = self._render(ctype.template, card.loc, card=card, ctype=ctype,
+        self._loc, self._card = card.where, card
+        svg = self._render(ctype.template, card.where, card=card, ctype=ctype,
                            **self._frame(card.type))
         w, h = self._outer(card.type)
         return Face(f"card-{card.id}", svg, w, h, ctype.shape)
@@ -119,7 +119,7 @@ class CardRenderer:
             layout = textfit.fit_text(runs, w, h, family=family, max_size=size, min_size=min_size or size,
                                       line_height=line_height, align=align, fonts=self.fonts)
         if layout.overflow:
-            self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}")
+            self._warn(f"text does not fit its box even at {layout.size:g} mm: {_preview(runs)!r}", [runs], [content])
         self._note_size(layout.size, size)
         body = self._layout_svg(layout, content, x, y + layout.vertical_offset(valign), family, fill)
         return Markup(_text_group(body))
@@ -145,7 +145,7 @@ class CardRenderer:
                 break
         else:
             self._warn(f"{len(items)} paragraphs do not fit their box even at "
-                       f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...")
+                       f"{s:g} mm: {_preview(runs[0]) if runs else ''!r}...", runs, items)
         self._note_size(s, size)
         top = y + {"top": 0.0, "middle": (h - total) / 2, "bottom": h - total}[valign]
         parts = []
@@ -176,7 +176,7 @@ class CardRenderer:
             if sum(heights) <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
                 break
         else:
-            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm")
+            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm", runs, items)
         return {"size": s, "heights": heights, "height": sum(heights)}
 
     def effect_runs(self, effect) -> list:
@@ -184,9 +184,19 @@ class CardRenderer:
 
     # --- internals ---------------------------------------------------------------------------
 
-    def _warn(self, message: str) -> None:
+    def _warn(self, message: str, boxes: list[list], texts: list | None = None) -> None:
+        """Text that does not fit. `boxes` are the runs of each text in the box, to locate it in the
+        data (a card field, an effect, a table cell). In a translation it names the language, and
+        where one of `texts` is a catalog's translation, points at that catalog entry: the words to
+        shorten are there, not in the source data."""
+        loc = self._overflow_loc([_preview(runs, limit=None) for runs in boxes])
+        translator = translator_of(self.snapshot)
+        if not translator.is_source:
+            origins = [translator.origin_of(t) for t in texts or [] if isinstance(t, str)]
+            loc = next((o for o in origins if o is not None), loc)
+            message += f" (translation into '{translator.lang}')"
         self.warnings.append(f"{self._current}: {message}")
-        self.findings.append(Finding("warning", "text-overflow", f"{self._current}: {message}", self._loc,
+        self.findings.append(Finding("warning", "text-overflow", f"{self._current}: {message}", loc,
                                      self._card.id if self._card else None))
 
     @contextlib.contextmanager
@@ -218,7 +228,23 @@ class CardRenderer:
                 return self.game.source.loc("effects", effect.do, "text")
             if any(char in str(v) for v in effect.params.values()):
                 return effect.loc
-        return card.loc
+        return card.where
+
+    def _overflow_loc(self, texts: list[str]) -> Loc | None:
+        """The data location of text that does not fit: the card field or effect whose words
+        the box shows (a spreadsheet cell when a table gave them), else the card."""
+        card = self._card
+        if card is None:
+            return self._loc
+        sources = [(card.value(key), card.loc_of(key)) for key in ("name", "flavour", *card.fields)]
+        sources += [(_preview(self._runs(self.effect_runs(e), False, False), limit=None), e.loc) for e in card.effects]
+        sources = [(v.strip(), loc) for v, loc in sources if isinstance(v, str) and v.strip()]
+        texts = [t.strip() for t in texts]
+        for same in (lambda v, t: v == t, lambda v, t: v in t):  # the whole text first, then a part
+            for value, loc in sources:
+                if any(same(value, t) for t in texts):
+                    return loc
+        return card.where
 
     def _note_size(self, used: float, normal: float) -> None:
         """Remember text that had to shrink: the build reports it per language (Italian runs

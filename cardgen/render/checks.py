@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..buildtypes import RenderedSet
 from ..data.project import Project
-from ..data.snapshot import Snapshot
+from ..data.snapshot import Card, Snapshot
 from ..data.validate import Report, _order
 from ..data.validate import validate as validate_data
 from ..errors import CardgenError, Finding
@@ -44,12 +44,19 @@ def render_checks(project: Project, snapshot: Snapshot, report: Report) -> Rende
     renderer = CardRenderer(project, snapshot)
     rendered = RenderedSet()
     failed = False
+    causes: dict[tuple, list[tuple[Card, CardgenError]]] = {}  # one finding per cause, not per card
     for card in snapshot.cards:
         try:
             rendered.faces[card.id] = renderer.render_card(card)
         except CardgenError as exc:
-            report.error("render", exc.message, card=card.id, loc=exc.loc or card.loc)
+            causes.setdefault(_cause(exc, card), []).append((card, exc))
             failed = True
+    for failures in causes.values():
+        card, first = failures[0]
+        others = [c.id for c, _ in failures[1:]]
+        more = (f" (the same for {len(others)} more card{'s' if len(others) > 1 else ''}: "
+                f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''})") if others else ""
+        report.error("render", first.message + more, card=card.id, loc=first.loc or card.where)
     for deck_id, deck in snapshot.game.decks.items():
         if deck.back and snapshot.cards_in_deck(deck_id):
             try:
@@ -61,3 +68,11 @@ def render_checks(project: Project, snapshot: Snapshot, report: Report) -> Rende
     rendered.warnings = list(renderer.warnings)
     rendered.shrunk = dict(renderer.shrunk)
     return None if failed else rendered
+
+
+def _cause(exc: CardgenError, card: Card) -> tuple:
+    """What a card's failure has in common with others of the same cause: its message without
+    the card's name, and its place unless that is just the card's own entry (a template line
+    failing for every card is one cause; a bad value on one card is its own)."""
+    message = exc.message.replace(f"card '{card.id}'", "card '*'")
+    return message, exc.loc if exc.loc not in (card.loc, card.where) else None

@@ -319,7 +319,25 @@ def _paragraphs(runs: list[Run]) -> list[list[_Word]]:
             else:
                 atoms.append(_Char(char, run.bold, run.italic))
     end_word()
-    return paragraphs
+    return [_glue_icons(words) for words in paragraphs]
+
+
+def _glue_icons(words: list[_Word]) -> list[_Word]:
+    """An icon standing alone between spaces ("+1 point per <icon>") keeps the space before it
+    unbreakable, so it never starts a line by itself: it stays with the word before it (the
+    first word of a paragraph: with the word after it)."""
+    glued: list[_Word] = []
+    for word in words:
+        alone = all(isinstance(a, Icon) for a in word.atoms)
+        if alone and glued and word.space is not None:
+            before = glued[-1]
+            glued[-1] = _Word(before.space, (*before.atoms, word.space, *word.atoms))
+        elif glued and glued[-1].space is None and len(glued) == 1 and \
+                all(isinstance(a, Icon) for a in glued[0].atoms) and word.space is not None:
+            glued[0] = _Word(None, (*glued[0].atoms, word.space, *word.atoms))
+        else:
+            glued.append(word)
+    return glued
 
 
 def _wrap(words: list[_Word], limit: float, measure: _Measure) -> list[list[_Atom]]:

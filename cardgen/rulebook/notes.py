@@ -3,21 +3,22 @@
 Players get rules; the designer and the playtest organisers get the rest, here: the version's
 change log (the designer's own words and what the data changes against the version it extends),
 playtest feedback beside its translation, known problems, the authoring choices made where the
-design is silent, the open questions (every "Open question" box the players' rulebook prints,
-plus the version's `notes.questions`), the validator's findings and the cards' notes. The
+design is silent, the rules the design leaves open (each rule with an `open_question`: the
+question, this version's answer and the others) and the version's `notes.questions`, the
+validator's findings and the cards' notes. The
 template is `templates/common/notes.html.j2` (a game may put its own `notes.html.j2` in its
 template folder); it is laid out like the rulebook, as `notes-a4.pdf` / `notes-letter.pdf`.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
+from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.versions import resolve
@@ -26,25 +27,10 @@ from ..errors import Finding
 from ..render.fonts import fonts_digest
 from ..render.workers import Workers
 from .document import rulebook_html
-from .outline import plain_text
 from .stage import PendingPdfs
 
 TEMPLATE = "notes.html.j2"
 CODE_VERSION = "notes-1"  # bump when this module changes what the notes look like
-
-ASIDE_RE = re.compile(r'<aside class="aside aside-question">(.*?)</aside>', re.DOTALL)
-TITLE_RE = re.compile(r'<p class="aside-title">(.*?)</p>', re.DOTALL)
-H2_RE = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class Question:
-    """An open question: where the players meet it, what it asks, what the rules assume."""
-
-    section: str  # the rulebook section printing it ("" for one only in the version's notes)
-    title: str
-    text: str
-
 
 @dataclass(frozen=True)
 class FindingRow:
@@ -52,20 +38,6 @@ class FindingRow:
     code: str
     message: str
     where: str  # file:line:column relative to the project, so the PDF is the same on every machine
-
-
-def open_questions(rulebook_html: str) -> list[Question]:
-    """Every "Open question" box of a rendered rulebook, with the section (h2) it sits in."""
-    found = []
-    for m in ASIDE_RE.finditer(rulebook_html):
-        headings = H2_RE.findall(rulebook_html, 0, m.start())
-        title_m = TITLE_RE.search(m.group(1))
-        title = plain_text(title_m.group(1)) if title_m else ""
-        # "Open question: which blade?" in any language: the box's heading ends at the first colon
-        title = title.split(":", 1)[1].strip() if ":" in title else ""
-        body = m.group(1)[title_m.end():] if title_m else m.group(1)
-        found.append(Question(plain_text(headings[-1]) if headings else "", title, plain_text(body)))
-    return found
 
 
 def finding_rows(project: Project, findings: list[Finding]) -> list[FindingRow]:
@@ -108,27 +80,14 @@ def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
 
 
 def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
-                options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest, workers: Workers,
-                rulebook: str | None = None) -> PendingPdfs:
-    """Render the notes' HTML here and queue the stale papers' layout in `workers`.
-
-    `rulebook`: the players' rulebook HTML of the first paper, for its open questions, when
-    the build has it already (else it is rendered again here).
-    """
+                options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingPdfs:
+    """Render the notes' HTML here and queue the stale papers' layout in `workers`."""
     pending = PendingPdfs(project, "notes", "designer's notes", options.papers, manifest)
     template = snapshot.game.file.rulebook
     if not template or not _has_template(project, snapshot):
         return pending  # a project made before the notes existed has no notes.html.j2 to lay out
     started = time.perf_counter()
-    if rulebook is None:
-        rulebook = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[options.papers[0]]).html
-    extra = {
-        "rulebook_questions": open_questions(rulebook),
-        "findings": finding_rows(project, findings),
-        "diff": previous_diff(project, snapshot),
-        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
-        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
-    }
+    extra = notes_values(project, snapshot, findings)
     templates = _stylesheets_digest(project, snapshot)
     fonts = fonts_digest(project.fonts_dir)
     for paper in options.papers:
@@ -144,8 +103,25 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     return pending
 
 
+def notes_values(project: Project, snapshot: Snapshot, findings: list[Finding]) -> dict:
+    """What the notes' template reads besides the rulebook helpers."""
+    return {
+        "findings": finding_rows(project, findings),
+        "diff": previous_diff(project, snapshot),
+        "card_notes": {c.id: c.note for c in snapshot.cards if c.note},
+        "rule_value": lambda key: value_text(snapshot, snapshot.game.rule_specs[key], snapshot.rules.get(key)),
+    }
+
+
+def has_notes(project: Project, snapshot: Snapshot) -> bool:
+    """A game with a rulebook gets the notes (from the first notes.html.j2 `_has_template` finds)."""
+    return bool(snapshot.game.file.rulebook) and _has_template(project, snapshot)
+
+
 def _has_template(project: Project, snapshot: Snapshot) -> bool:
-    return any((project.templates_dir / folder / TEMPLATE).is_file() for folder in (snapshot.game.id, "common"))
+    """The game's own notes template, the project's common one, or cardgen's built-in one."""
+    return any((folder / TEMPLATE).is_file()
+               for folder in (project.templates_dir / snapshot.game.id, project.templates_dir / "common", TEMPLATES_DIR))
 
 
 def _stylesheets_digest(project: Project, snapshot: Snapshot) -> str:

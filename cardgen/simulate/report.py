@@ -1,9 +1,10 @@
 """The simulation report: one self-contained HTML page, plots drawn by matplotlib as inline SVG.
 
 Plots: game length, seat win rates, strategy win rates, card strength (win rate of the players who
-completed each card, with 95% intervals) and the mine's size over the rounds; with two results
-(`--compare A B`) each plot shows both versions. Same figures, same bytes: the SVGs carry no date
-and a fixed id salt.
+completed each card, with 95% intervals), then the game's own plots, which its plug-in describes as
+data (`game_plots` in the result: a title and points per version); with two results (`--compare
+A B`) each plot shows both versions. Same figures, same bytes: the SVGs carry no date and a fixed
+id salt.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .text import ci as ci_text
-from .text import pct, summary_rows
+from .text import claim_sections, pct, summary_rows
 
 COLOURS = ["#a8322d", "#2e6fa8", "#2e7d73", "#b8862b", "#7d3fb0", "#6b6b6b"]
 MARKER = "cardgen simulate"  # names the writer in every file written here (which files are cardgen's: see outputs)
@@ -41,6 +42,7 @@ def _svg(fig) -> str:
 
 
 def _rounds_hist(r: dict[str, Any]) -> dict[int, int]:
+    """Finished games by length in rounds."""
     hist: dict[int, int] = {}
     for turns, count in r["turns"]["histogram"].items():
         rounds = math.ceil(int(turns) / r["players"])
@@ -53,13 +55,15 @@ def length_plot(results: list[dict[str, Any]]):
     ax = fig.add_subplot()
     for i, r in enumerate(results):
         hist = _rounds_hist(r)
+        if not hist:
+            continue
         xs = list(range(min(hist), max(hist) + 1))
         share = [hist.get(x, 0) / r["games"] for x in xs]
         ax.bar([x + (i - (len(results) - 1) / 2) * 0.4 for x in xs], share, width=0.4 if len(results) > 1 else 0.8,
                color=COLOURS[i], alpha=0.85, label=f"{r['version']} (mean {r['turns']['rounds']['mean']:.1f})")
     ax.set_xlabel("rounds (every player had this many turns)")
     ax.set_ylabel("share of games")
-    ax.set_title("Game length")
+    ax.set_title("Game length (finished games)")
     ax.legend(frameon=False)
     return fig
 
@@ -114,25 +118,45 @@ def cards_plot(r: dict[str, Any], colour_index: int = 0):
     return fig
 
 
-def mine_plot(results: list[dict[str, Any]]):
+def game_plot(name: str, results: list[dict[str, Any]]):
+    """One of the game's own plots (its plug-in's plots(): data, not drawing), every version on it."""
+    specs = [next((p for p in r.get("game_plots", []) if p["name"] == name), None) for r in results]
+    first = next(p for p in specs if p is not None)
     fig = _figure(6.4, 2.8)
     ax = fig.add_subplot()
-    for i, r in enumerate(results):
-        series = r["series"].get("mine", [])
-        ax.plot([p["round"] for p in series], [p["mean"] for p in series], color=COLOURS[i], label=r["version"])
-    ax.set_xlabel("round")
-    ax.set_ylabel("metals left in the mine")
-    ax.set_ylim(bottom=0)
-    ax.set_title("Mine size over the rounds (mean of the games still running)")
+    for i, (r, spec) in enumerate(zip(results, specs)):
+        if spec is None:
+            continue
+        xs = [p[0] for p in spec["points"]]
+        ys = [p[1] for p in spec["points"]]
+        if spec.get("kind") == "bar":
+            width = 0.8 / len(results)
+            ax.bar([j + (i - (len(results) - 1) / 2) * width for j in range(len(xs))], ys, width=width * 0.9,
+                   color=COLOURS[i], label=r["version"])
+            ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+        else:
+            ax.plot(xs, ys, color=COLOURS[i], label=r["version"])
+    ax.set_xlabel(first.get("xlabel", ""))
+    ax.set_ylabel(first.get("ylabel", ""))
+    if first.get("from_zero"):
+        ax.set_ylim(bottom=0)
+    ax.set_title(first["title"])
     ax.legend(frameon=False)
     return fig
+
+
+def _game_plot_names(results: list[dict[str, Any]]) -> list[str]:
+    names: list[str] = []
+    for r in results:
+        names += [p["name"] for p in r.get("game_plots", []) if p["name"] not in names]
+    return names
 
 
 def _figures(results: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     """The plots, titled, in the order of plot_paths."""
     figures = [("Game length", length_plot(results)), ("Seats and strategies", seats_plot(results))]
     figures += [(f"Card strength {r['version']}", cards_plot(r)) for r in results]
-    figures.append(("Mine", mine_plot(results)))
+    figures += [(name, game_plot(name, results)) for name in _game_plot_names(results)]
     return figures
 
 
@@ -140,11 +164,15 @@ def plots(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(title, _svg(fig)) for title, fig in _figures(results)]
 
 
-def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path) -> list[Path]:
-    """The PNG files write_plots makes for these results (or version names)."""
+def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path, game_plots: tuple[str, ...] = ()) -> list[Path]:
+    """The PNG files write_plots makes for these results (or for version names and the names of the
+    game's own plots, its simulation's `plot_names`)."""
     versions = [r["version"] if isinstance(r, dict) else r for r in results]
+    dicts = [r for r in results if isinstance(r, dict)]
+    if dicts:
+        game_plots = tuple(_game_plot_names(dicts))
     tag = "-".join(versions)
-    names = [f"length-{tag}", f"seats-{tag}", *(f"cards-{v}" for v in versions), f"mine-{tag}"]
+    names = [f"length-{tag}", f"seats-{tag}", *(f"cards-{v}" for v in versions), *(f"{g}-{tag}" for g in game_plots)]
     return [Path(folder) / f"simulate-{name}.png" for name in names]
 
 
@@ -167,4 +195,4 @@ def render_report(results: list[dict[str, Any]], game_name: str) -> str:
     env.filters["ci"] = ci_text
     template = env.get_template("report.html.j2")
     return template.render(game=game_name, results=results, plots=plots(results), marker=MARKER,
-                           summaries=[summary_rows(r) for r in results])
+                           summaries=[summary_rows(r) for r in results], sections=claim_sections)

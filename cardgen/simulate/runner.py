@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import contain
+from ..data.cardvalues import with_values
 from ..data.plugin import load_plugin
 from ..data.project import load_project
 from ..data.snapshot import Snapshot
@@ -42,13 +43,14 @@ class Experiment:
     seed: int = 1
     max_rounds: int = 100
     rules: tuple[tuple[str, Any], ...] = ()  # rule overrides, e.g. (("mine_action", "take_one"),)
+    values: tuple[tuple[str, Any], ...] = ()  # card value overrides (data.cardvalues paths), e.g. (("katana-hilt.points", 2),)
 
     def seats(self, index: int) -> list[str]:
         return [self.bots[(seat + index) % len(self.bots)] for seat in range(self.players)]
 
     @property
     def table_key(self) -> tuple:
-        return (self.project, self.game, self.version, self.rules)
+        return (self.project, self.game, self.version, self.rules, self.values)
 
 
 class SimulationError(InputError):
@@ -69,7 +71,7 @@ def snapshot_for(exp: Experiment) -> Snapshot:
         if unknown:
             raise SimulationError(f"no rule named {', '.join(unknown)} in {game.id}'s game.yml")
         snapshot = dataclasses.replace(snapshot, rules={**snapshot.rules, **dict(exp.rules)})
-    return snapshot
+    return with_values(snapshot, exp.values)
 
 
 def _fingerprint(exp: Experiment) -> tuple:
@@ -95,8 +97,9 @@ def simulation_for(exp: Experiment):
         module = load_plugin(path) if path is not None else None
         hook: Callable | None = getattr(module, "simulation", None)
         if hook is None:
-            raise SimulationError(f"game '{snapshot.game.id}' has no simulation: its plug-in "
-                                  f"({name or 'none'}) defines no simulation(snapshot) hook")
+            raise SimulationError(f"{snapshot.game.name} cannot be simulated yet: nobody has written its rules "
+                                  f"for the simulator (docs/simulate.md shows how to add them to "
+                                  f"card_data/{snapshot.game.id}/)")
         try:
             _SIMULATIONS[key] = hook(snapshot)
         except Exception as exc:  # the game's data cannot be played: one line, no traceback
@@ -104,7 +107,8 @@ def simulation_for(exp: Experiment):
     return _SIMULATIONS[key]
 
 
-def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+def play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
+    """Games start..stop-1 of the experiment, counted (the unit of work a pool or a cluster runs)."""
     sim = simulation_for(exp)
     totals = Totals(exp.players)
     max_turns = exp.max_rounds * exp.players
@@ -114,7 +118,43 @@ def _play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
 
 
 def _play_chunk_args(args: tuple) -> Totals:
-    return _play_chunk(*args)
+    return play_chunk(*args)
+
+
+def measure(record: dict[str, Any], players: int, name: str) -> int:
+    """A number of one game that paired runs compare: "rounds", "turns" or one of its tallies."""
+    if name == "rounds":
+        return math.ceil(record["turns"] / players)
+    if name == "turns":
+        return record["turns"]
+    return record["tallies"].get(name, 0)
+
+
+def _play_paired_chunk(a: Experiment, b: Experiment, measures: tuple[str, ...], start: int,
+                       stop: int) -> tuple[Totals, Totals, dict[str, list[int]]]:
+    """Games start..stop of two experiments on the same seeds and seats, and for each measure the
+    count, sum and sum of squares of the differences a - b over the pairs in which both games
+    finished (integers: they merge exactly, and memory stays flat)."""
+    sim_a, sim_b = simulation_for(a), simulation_for(b)
+    ta, tb = Totals(a.players), Totals(b.players)
+    pairs = {m: [0, 0, 0] for m in measures}
+    for index in range(start, stop):
+        ra = sim_a.play(f"{a.seed}:{index}", a.seats(index), a.max_rounds * a.players)
+        rb = sim_b.play(f"{b.seed}:{index}", b.seats(index), b.max_rounds * b.players)
+        ta.add(ra)
+        tb.add(rb)
+        if ra["ended"] and rb["ended"]:
+            for m in measures:
+                d = measure(ra, a.players, m) - measure(rb, b.players, m)
+                row = pairs[m]
+                row[0] += 1
+                row[1] += d
+                row[2] += d * d
+    return ta, tb, pairs
+
+
+def _play_paired_chunk_args(args: tuple):
+    return _play_paired_chunk(*args)
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -123,11 +163,14 @@ def _play_chunk_args(args: tuple) -> Totals:
 class Runner:
     """Runs experiments on a pool of worker processes; remembers each experiment's figures."""
 
-    def __init__(self, jobs: int = 1, progress=None):
+    def __init__(self, jobs: int = 1, progress=None, play_tasks: Callable[[list[tuple]], Iterable[Totals]] | None = None):
         self.jobs = max(1, jobs)
         self.progress = progress
+        # plays (exp, start, stop) chunks elsewhere (a Dask cluster) and yields their totals in order
+        self.play_tasks = play_tasks
         self._pool: Any = None  # a multiprocessing Pool, made on first use
         self._figures: dict[Experiment, dict[str, Any]] = {}
+        self._pairs: dict[tuple, dict[str, dict[str, int]]] = {}
 
     def __enter__(self) -> Runner:
         return self
@@ -156,8 +199,10 @@ class Runner:
         if self.progress:
             self.progress.start(label or f"simulating {exp.version}", exp.games)
         try:
-            if self.jobs == 1 or len(tasks) == 1:
-                results = (_play_chunk(*task) for task in tasks)
+            if self.play_tasks is not None:
+                results = iter(self.play_tasks(tasks))
+            elif self.jobs == 1 or len(tasks) == 1:
+                results = (play_chunk(*task) for task in tasks)
             else:
                 results = self._get_pool().imap(_play_chunk_args, tasks)
             for (_, start, stop), part in zip(tasks, results):
@@ -172,21 +217,46 @@ class Runner:
     def figures(self, exp: Experiment, label: str = "") -> dict[str, Any]:
         """The experiment's figures (generic and the game's own), computed once per experiment."""
         if exp not in self._figures:
-            sim = self.check(exp)
-            totals = self.totals(exp, label)
-            result = {
-                "game": exp.game,
-                "version": exp.version,
-                "players": exp.players,
-                "bots": list(exp.bots),
-                "seed": exp.seed,
-                "max_rounds": exp.max_rounds,
-                "rules_changed": dict(exp.rules),
-            }
-            result.update(stats.figures(totals, sim.card_info))
-            result.update(sim.figures(totals, stats))
-            self._figures[exp] = result
+            self.check(exp)
+            self._figures[exp] = figures_from(exp, self.totals(exp, label))
         return self._figures[exp]
+
+    def paired(self, a: Experiment, b: Experiment, measures: tuple[str, ...] = ("rounds",),
+               label: str = "") -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, int]]]:
+        """Two experiments played on the same seeds and seatings (game i of each from "<seed>:<i>"):
+        the figures of each, and per measure the differences a - b over the pairs in which both
+        games finished ({"n", "sum", "squares"}: what stats.paired_means tests)."""
+        if (a.seed, a.games, a.players, a.bots) != (b.seed, b.games, b.players, b.bots):
+            raise ValueError("paired experiments need the same seed, games, players and bots")
+        key = (a, b, measures)
+        if key not in self._pairs:
+            self.check(a)
+            self.check(b)
+            chunk = max(25, math.ceil(a.games / (self.jobs * 8)))
+            tasks = [(a, b, measures, start, min(start + chunk, a.games)) for start in range(0, a.games, chunk)]
+            ta, tb = Totals(a.players), Totals(b.players)
+            pairs = {m: [0, 0, 0] for m in measures}
+            if self.progress:
+                self.progress.start(label or f"paired runs of {a.version}", a.games)
+            try:
+                if self.jobs == 1 or len(tasks) == 1:
+                    results = (_play_paired_chunk(*task) for task in tasks)
+                else:
+                    results = self._get_pool().imap(_play_paired_chunk_args, tasks)
+                for (_, _, _, start, stop), (pa, pb, pp) in zip(tasks, results):
+                    ta.merge(pa)
+                    tb.merge(pb)
+                    for m, row in pp.items():
+                        pairs[m] = [x + y for x, y in zip(pairs[m], row)]
+                    if self.progress:
+                        self.progress.advance(stop - start)
+            finally:
+                if self.progress:
+                    self.progress.stop()
+            self._figures.setdefault(a, figures_from(a, ta))
+            self._figures.setdefault(b, figures_from(b, tb))
+            self._pairs[key] = {m: {"n": n, "sum": total, "squares": sq} for m, (n, total, sq) in pairs.items()}
+        return self._figures[a], self._figures[b], self._pairs[key]
 
     def _get_pool(self):
         if self._pool is None:
@@ -194,6 +264,27 @@ class Runner:
             context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
             self._pool = context.Pool(self.jobs)
         return self._pool
+
+
+def figures_from(exp: Experiment, totals: Totals) -> dict[str, Any]:
+    """The figures (generic and the game's own) of games counted into `totals`."""
+    sim = simulation_for(exp)
+    result = {
+        "game": exp.game,
+        "version": exp.version,
+        "players": exp.players,
+        "bots": list(exp.bots),
+        "seed": exp.seed,
+        "max_rounds": exp.max_rounds,
+        "rules_changed": dict(exp.rules),
+    }
+    if exp.values:
+        result["values_changed"] = dict(exp.values)
+    result.update(stats.figures(totals, sim.card_info))
+    own = getattr(sim, "figures", None)  # the game's own figures, where its plug-in has any
+    if own is not None:
+        result.update(own(totals, stats))
+    return result
 
 
 class ClaimContext:
@@ -208,6 +299,13 @@ class ClaimContext:
     def run(self, version: str | None = None, players: int | None = None, bots: tuple[str, ...] | None = None,
             rules: dict[str, Any] | None = None) -> dict[str, Any]:
         """Figures of this version (or another) with other players, bots or rules."""
+        exp = self.experiment(version, players, bots, rules)
+        what = f"claims: {exp.version}, {exp.players} players" + (", other rules" if exp.rules else "")
+        return self.runner.figures(exp, what)
+
+    def experiment(self, version: str | None = None, players: int | None = None,
+                   bots: tuple[str, ...] | None = None, rules: dict[str, Any] | None = None) -> Experiment:
+        """The experiment run() plays for these arguments."""
         exp = dataclasses.replace(
             self.exp,
             version=normalise_version(version) if version else self.exp.version,
@@ -215,10 +313,14 @@ class ClaimContext:
             bots=tuple(bots) if bots else self.exp.bots,
             rules=tuple(sorted((rules or {}).items())),
         )
-        if exp != self.exp:
-            exp = dataclasses.replace(exp, games=self.games)
-        what = f"claims: {exp.version}, {exp.players} players" + (", other rules" if exp.rules else "")
-        return self.runner.figures(exp, what)
+        return exp if exp == self.exp else dataclasses.replace(exp, games=self.games)
+
+    def paired(self, a: dict[str, Any], b: dict[str, Any], measures: tuple[str, ...] = ("rounds",)):
+        """Two runs on the same seeds (each given as run()'s keyword arguments), both of the claim
+        games' size: (figures a, figures b, differences a - b per measure over finished pairs)."""
+        ea = dataclasses.replace(self.experiment(**a), games=self.games)
+        eb = dataclasses.replace(self.experiment(**b), games=self.games)
+        return self.runner.paired(ea, eb, tuple(measures), f"claims: {ea.version} paired runs")
 
     def snapshot(self, version: str | None = None) -> Snapshot:
         return snapshot_for(dataclasses.replace(self.exp, version=normalise_version(version or self.exp.version), rules=()))
@@ -235,6 +337,16 @@ def simulate(runner: Runner, exp: Experiment, claims: bool = True, claim_games: 
     """The main experiment's figures, and the claims answered for its version."""
     result = dict(runner.figures(exp, f"simulating {exp.game} {exp.version}"))
     sim = simulation_for(exp)
-    result["assumptions"] = list(sim.assumptions)
-    result["claims"] = sim.claims(ClaimContext(runner, exp, claim_games)) if claims else []
+    result["assumptions"] = list(getattr(sim, "assumptions", []))
+    summary = getattr(sim, "summary", None)
+    result["game_summary"] = [list(row) for row in summary(result)] if summary else []
+    game_plots = getattr(sim, "plots", None)
+    result["game_plots"] = list(game_plots(result)) if game_plots else []
+    answer = getattr(sim, "claims", None)
+    result["claims"] = stats.decide(answer(ClaimContext(runner, exp, claim_games))) if claims and answer else []
     return result
+
+
+def plot_names(exp: Experiment) -> tuple[str, ...]:
+    """The names of the game's own plots (its simulation's `plot_names`), known before any game."""
+    return tuple(getattr(simulation_for(exp), "plot_names", ()))

@@ -1,9 +1,19 @@
-"""Statistics over many simulated games: running totals that merge, and the figures drawn from them.
+"""Statistics over many simulated games: running totals that merge, the figures drawn from them,
+and the tests that turn them into verdicts.
 
 `Totals` keeps only counts (histograms, per-card tallies, per-round sums), so memory does not grow
 with the number of games, and every count is an integer (a shared win is counted in units of
 1/lcm(1..players)): totals merged in any order are identical, so the figures for a seed are the
 same whatever the number of worker processes.
+
+Games stopped before they ended (by the round cap, or because nobody could act) have no winner
+under the rules: win rates, card strength and game length count finished games only; the games
+stopped early are counted apart (`unfinished`).
+
+Intervals and tests come from scipy and statsmodels (see docs/simulate.md for each test, its
+level and its assumptions): Wilson intervals for rates, t intervals for means, the exact binomial
+test for one rate against a share, the score test for two rates, the paired t-test for two runs
+of the same seeds, and Holm's correction over the claims of one run.
 """
 
 from __future__ import annotations
@@ -12,6 +22,8 @@ import math
 from collections import Counter
 from typing import Any
 
+ALPHA = 0.05  # the family-wise level of a run's claims (Holm)
+MIN_SAMPLE = 30  # fewer finished games (or pairs, or completions) than this decide nothing
 Z95 = 1.959963984540054
 
 
@@ -20,15 +32,17 @@ class Totals:
         self.players = players
         self.unit = math.lcm(*range(1, players + 1))
         self.games = 0
-        self.ended = 0
+        self.ended = 0  # finished games: a player or a rule ended them
+        self.unfinished: Counter[int] = Counter()  # turns of the games stopped early (cap, no legal action)
         self.stalls: Counter[str] = Counter()
         self.turns: Counter[int] = Counter()
-        self.seat_wins = [0] * players  # in units
+        self.seat_wins = [0] * players  # in units, finished games only (as every win below)
         self.strategy_seats: Counter[str] = Counter()
         self.strategy_wins: Counter[str] = Counter()  # in units
         self.ended_by: Counter[str] = Counter()
         self.ender_wins: Counter[str] = Counter()  # in units
-        # card id -> [type, copies in play, copies completed, completers, completer wins (units), games in play]
+        # card id -> [type, copies in play, copies completed, completers in finished games,
+        #             their wins (units), games in play]
         self.cards: dict[str, list] = {}
         self.series: dict[str, list[list[int]]] = {}  # name -> [sums per round, games per round]
         self.events: dict[str, Counter[int]] = {}  # name -> round it first happened -> games
@@ -40,22 +54,24 @@ class Totals:
         self.games += 1
         seats = record["seats"]
         winners = record["winners"]
-        share = self.unit // len(winners)
-        self.turns[record["turns"]] += 1
-        if record["ended"]:
+        share = self.unit // len(winners) if winners else 0
+        finished = bool(record["ended"])
+        if finished:
             self.ended += 1
+            self.turns[record["turns"]] += 1
             if record["ender"] is not None:  # None: a rule ended it (the mine ran out, say), no player
                 ender = seats[record["ender"]]
                 self.ended_by[ender] += 1
                 if record["ender"] in winners:
                     self.ender_wins[ender] += share
+            for name in seats:
+                self.strategy_seats[name] += 1
+            for seat in winners:
+                self.seat_wins[seat] += share
+                self.strategy_wins[seats[seat]] += share
         else:
             self.stalls[record["stall"]] += 1
-        for name in seats:
-            self.strategy_seats[name] += 1
-        for seat in winners:
-            self.seat_wins[seat] += share
-            self.strategy_wins[seats[seat]] += share
+            self.unfinished[record["turns"]] += 1
         seen = set()
         for card_id, card_type, owner, completed in record["parts"]:
             row = self.cards.get(card_id)
@@ -67,9 +83,10 @@ class Totals:
                 row[5] += 1
             if completed:
                 row[2] += 1
-                row[3] += 1
-                if owner in winners:
-                    row[4] += share
+                if finished:
+                    row[3] += 1
+                    if owner in winners:
+                        row[4] += share
         for name, values in record["series"].items():
             sums, counts = self.series.setdefault(name, [[], []])
             if len(sums) < len(values):
@@ -89,6 +106,7 @@ class Totals:
     def merge(self, other: Totals) -> None:
         self.games += other.games
         self.ended += other.ended
+        self.unfinished.update(other.unfinished)
         self.stalls.update(other.stalls)
         self.turns.update(other.turns)
         self.seat_wins = [a + b for a, b in zip(self.seat_wins, other.seat_wins)]
@@ -115,43 +133,49 @@ class Totals:
         self.tally_squares.update(other.tally_squares)
 
     def per_game(self, name: str) -> dict[str, Any]:
-        """Mean per game of a tally, with a 95% interval."""
-        n = self.games
-        if n == 0:
-            return {"mean": None, "ci": None}
-        total, squares = self.tallies.get(name, 0), self.tally_squares.get(name, 0)
-        mean = total / n
-        var = max(0.0, (squares - n * mean * mean) / max(n - 1, 1))
-        half = Z95 * math.sqrt(var / n)
-        return {"mean": round(mean, 4), "ci": [round(mean - half, 4), round(mean + half, 4)]}
+        """Mean per game of a tally (over every game played), with its 95% t interval."""
+        return mean_ci(self.tallies.get(name, 0), self.tally_squares.get(name, 0), self.games)
 
 
 # --- the figures ---------------------------------------------------------------------------------
 
 
 def wilson(successes: float, n: int) -> list[float] | None:
-    """95% Wilson score interval of a proportion (good for small n and rates near 0 or 1)."""
+    """95% Wilson score interval of a proportion (statsmodels; good for small n and rates near 0 or 1)."""
     if n <= 0:
         return None
-    p = successes / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, n, alpha=ALPHA, method="wilson")
+    return [round(max(0.0, float(lo)), 4), round(min(1.0, float(hi)), 4)]
+
+
+def mean_ci(total: float, squares: float, n: int, digits: int = 4) -> dict[str, Any]:
+    """Mean of n values given their sum and sum of squares, with its 95% t interval (scipy)."""
+    if n <= 0:
+        return {"mean": None, "ci": None, "n": 0}
+    mean = total / n
+    if n < 2:
+        return {"mean": round(mean, digits), "ci": None, "n": n}
+    from scipy.stats import t
+
+    var = max(0.0, (squares - n * mean * mean) / (n - 1))
+    half = float(t.ppf(1 - ALPHA / 2, n - 1)) * math.sqrt(var / n)
+    return {"mean": round(mean, digits), "ci": [round(mean - half, digits), round(mean + half, digits)], "n": n}
 
 
 def distribution(hist: Counter) -> dict[str, Any] | None:
-    """Mean (with a 95% interval), p10, p50 and p90 of integer values given as a histogram."""
+    """Mean (with a 95% t interval), p10, p50 and p90 of integer values given as a histogram."""
     n = sum(hist.values())
     if n == 0:
         return None
-    mean = sum(v * c for v, c in hist.items()) / n
-    var = sum(c * (v - mean) ** 2 for v, c in hist.items()) / max(n - 1, 1)
-    half = Z95 * math.sqrt(var / n)
+    total = sum(v * c for v, c in hist.items())
+    squares = sum(v * v * c for v, c in hist.items())
+    m = mean_ci(total, squares, n, digits=3)
     return {
         "n": n,
-        "mean": round(mean, 3),
-        "ci": [round(mean - half, 3), round(mean + half, 3)],
+        "mean": m["mean"],
+        "ci": m["ci"] or [m["mean"], m["mean"]],
         "p10": _percentile(hist, n, 0.10),
         "p50": _percentile(hist, n, 0.50),
         "p90": _percentile(hist, n, 0.90),
@@ -170,14 +194,19 @@ def _percentile(hist: Counter, n: int, q: float) -> int:
 
 
 def figures(totals: Totals, card_info: dict[str, dict[str, str]], min_completed: int = 30) -> dict[str, Any]:
-    """The generic figures: ending, length, seats, strategies, cards."""
+    """The generic figures: ending, length, seats, strategies, cards (wins and length: finished games)."""
     games, unit, players = totals.games, totals.unit, totals.players
+    finished = totals.ended
     rounds: Counter[int] = Counter()
     for turns, count in totals.turns.items():
         rounds[math.ceil(turns / players)] += count
+    unfinished_rounds: Counter[int] = Counter()
+    for turns, count in totals.unfinished.items():
+        unfinished_rounds[math.ceil(turns / players)] += count
     seat = []
     for i, units in enumerate(totals.seat_wins):
-        seat.append({"seat": i + 1, "rate": _rate(units / unit, games), "ci": wilson(units / unit, games)})
+        seat.append({"seat": i + 1, "rate": _rate(units / unit, finished), "ci": wilson(units / unit, finished),
+                     "wins": round(units / unit, 4), "games": finished})
     strategies = {}
     for name in sorted(totals.strategy_seats):
         seats = totals.strategy_seats[name]
@@ -185,6 +214,7 @@ def figures(totals: Totals, card_info: dict[str, dict[str, str]], min_completed:
         ended = totals.ended_by[name]
         strategies[name] = {
             "seats": seats,
+            "wins": round(wins, 4),
             "win_rate": _rate(wins, seats),
             "ci": wilson(wins, seats),
             "ended_games": ended,
@@ -201,17 +231,19 @@ def figures(totals: Totals, card_info: dict[str, dict[str, str]], min_completed:
             "games_taken": in_games,
             "completed": completed,
             "completion_rate": _rate(completed, copies),
+            "completers": completers,  # in finished games
+            "completer_wins": round(wins / unit, 4),
             "completer_win_rate": _rate(wins / unit, completers),
             "ci": wilson(wins / unit, completers),
         }
     for card_id, info in card_info.items():  # cards nobody took still belong in the table
         cards.setdefault(card_id, {"name": info["name"], "type": info["type"], "taken_per_game": 0.0,
-                                   "games_taken": 0, "completed": 0, "completion_rate": None,
-                                   "completer_win_rate": None, "ci": None})
+                                   "games_taken": 0, "completed": 0, "completion_rate": None, "completers": 0,
+                                   "completer_wins": 0, "completer_win_rate": None, "ci": None})
     ranking = {}
     for ctype in sorted({c["type"] for c in cards.values()}):
         ranked = [(c["completer_win_rate"], cid) for cid, c in cards.items()
-                  if c["type"] == ctype and c["completed"] >= min_completed]
+                  if c["type"] == ctype and c["completers"] >= min_completed]
         if ranked:
             ranked.sort()
             ranking[ctype] = {"strongest": ranked[-1][1], "weakest": ranked[0][1], "min_completed": min_completed}
@@ -226,8 +258,10 @@ def figures(totals: Totals, card_info: dict[str, dict[str, str]], min_completed:
             "ci": wilson(totals.ended, games),
             "stalled": dict(sorted(totals.stalls.items())),
         },
-        "turns": {**(distribution(totals.turns) or {}), "rounds": distribution(rounds),
+        # length of the finished games; the games stopped early apart (their length is the cap's)
+        "turns": {**(distribution(totals.turns) or {"n": 0}), "rounds": distribution(rounds),
                   "histogram": {str(k): v for k, v in sorted(totals.turns.items())}},
+        "unfinished": {"games": games - totals.ended, "rounds": distribution(unfinished_rounds)},
         "seat_win_rate": seat,
         "strategies": strategies,
         "cards": cards,
@@ -238,3 +272,142 @@ def figures(totals: Totals, card_info: dict[str, dict[str, str]], min_completed:
 
 def _rate(k: float, n: int) -> float | None:
     return round(k / n, 4) if n else None
+
+
+# --- tests: a claim's evidence, and the verdicts of a run's claims -------------------------------
+#
+# Each test returns a plain dict: `test` (its name), `n` (the sample), `effect` (what was measured,
+# signed so that a positive effect is in the direction the claim states), `ci` (95% interval of
+# the effect), `p` (two-sided unless the name says otherwise) and `supports` (does the effect lie on
+# the claim's side). `decide` turns the p-values of one run's claims into verdicts with Holm's
+# correction. A test given too little to decide returns p None and `why`: its verdict is
+# "inconclusive" whatever the effect.
+
+
+def too_few(test: str, why: str, **values: Any) -> dict[str, Any]:
+    """Evidence that decides nothing: the verdict will be "inconclusive", with `why`."""
+    return {"test": test, "n": values.pop("n", 0), "effect": None, "ci": None, "p": None, "supports": None,
+            "why": why, **values}
+
+
+def rate_against_share(wins: float, n: int, share: float, more: bool = True,
+                       label: str = "rate - share") -> dict[str, Any]:
+    """Exact binomial test (scipy.stats.binomtest, two-sided) of a rate against a fixed share.
+    The claim is that the rate is above the share (`more`) or below it. A shared win counts as a
+    fraction: the count is rounded to the nearest whole win for the test."""
+    name = "exact binomial test (two-sided)"
+    if n < MIN_SAMPLE:
+        return too_few(name, f"{n} observations, fewer than {MIN_SAMPLE}", n=n)
+    from scipy.stats import binomtest
+
+    k = min(n, max(0, round(wins)))
+    result = binomtest(k, n, share, alternative="two-sided")
+    lo, hi = wilson(wins, n) or [0.0, 1.0]
+    sign = 1 if more else -1
+    effect = sign * (wins / n - share)
+    ci = sorted([sign * (lo - share), sign * (hi - share)])
+    return {"test": name, "n": n, "effect": round(effect, 4), "effect_label": label,
+            "ci": [round(ci[0], 4), round(ci[1], 4)], "p": float(result.pvalue), "supports": effect > 0}
+
+
+def two_rates(k1: float, n1: int, k2: float, n2: int, more: bool = True,
+              label: str = "rate 1 - rate 2") -> dict[str, Any]:
+    """Score test for two independent proportions (statsmodels test_proportions_2indep, two-sided)
+    with Newcombe's interval of the difference. The claim: rate 1 above rate 2 (`more`) or below."""
+    name = "two-proportion score test (two-sided)"
+    if min(n1, n2) < MIN_SAMPLE:
+        return too_few(name, f"samples of {n1} and {n2}, fewer than {MIN_SAMPLE}", n=n1 + n2, n1=n1, n2=n2)
+    from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+
+    p1, p2 = k1 / n1, k2 / n2
+    if p1 == p2 and p1 in (0.0, 1.0):  # no variation at all: nothing separates them
+        return too_few(name, "both rates are " + ("0" if p1 == 0 else "1"), n=n1 + n2, n1=n1, n2=n2)
+    result = test_proportions_2indep(k1, n1, k2, n2, method="score", compare="diff")
+    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", compare="diff", alpha=ALPHA)
+    sign = 1 if more else -1
+    ci = sorted([sign * float(lo), sign * float(hi)])
+    effect = sign * (p1 - p2)
+    return {"test": name, "n": n1 + n2, "n1": n1, "n2": n2, "effect": round(effect, 4), "effect_label": label,
+            "ci": [round(ci[0], 4), round(ci[1], 4)], "p": float(result.pvalue), "supports": effect > 0}
+
+
+def paired_means(pairs: dict[str, Any], more: bool = True, label: str = "a - b") -> dict[str, Any]:
+    """Paired t-test (two-sided) of the per-game differences a - b of two runs played on the same
+    seeds (`pairs`: n, sum, squares of the differences), with the 95% t interval of the mean
+    difference. The claim: a above b (`more`) or below."""
+    name = "paired t-test on shared seeds (two-sided)"
+    n = pairs["n"]
+    if n < MIN_SAMPLE:
+        return too_few(name, f"{n} pairs of finished games, fewer than {MIN_SAMPLE}", n=n)
+    from scipy.stats import t
+
+    mean = pairs["sum"] / n
+    var = max(0.0, (pairs["squares"] - n * mean * mean) / (n - 1))
+    sign = 1 if more else -1
+    if var == 0:
+        if mean == 0:
+            return too_few(name, "every pair gave the same value", n=n)
+        p = 0.0
+        half = 0.0
+    else:
+        se = math.sqrt(var / n)
+        p = float(2 * t.sf(abs(mean) / se, n - 1))
+        half = float(t.ppf(1 - ALPHA / 2, n - 1)) * se
+    effect = sign * mean
+    return {"test": name, "n": n, "effect": round(effect, 4), "effect_label": label,
+            "ci": [round(effect - half, 4), round(effect + half, 4)], "p": p, "supports": effect > 0}
+
+
+def never(events: int, n: int, tolerance: float = 0.01, label: str = "games where it happened") -> dict[str, Any]:
+    """A claim that something never happens. One occurrence refutes it (p = 0: an observed
+    counterexample). With none, it holds when the exact one-sided binomial test (scipy) puts the
+    rate below `tolerance`; n counts the games that could show it (finished games, and any game
+    where it happened)."""
+    if events:
+        return {"test": "counterexample", "n": n, "effect": events, "effect_label": label, "ci": wilson(events, n),
+                "p": 0.0, "supports": False}
+    name = f"exact binomial test, one-sided: rate below {tolerance:.0%}"
+    if n < MIN_SAMPLE:
+        return too_few(name, f"{n} games that could show it, fewer than {MIN_SAMPLE}", n=n)
+    from scipy.stats import binomtest
+
+    p = float(binomtest(0, n, tolerance, alternative="less").pvalue)
+    return {"test": name, "n": n, "effect": 0, "effect_label": label, "ci": wilson(0, n), "p": p, "supports": True}
+
+
+def exists(events: int, n: int, label: str = "games where it happened") -> dict[str, Any]:
+    """A claim that something cannot happen: one occurrence refutes it; none decides nothing
+    (games cannot show that something is impossible: only the rules can)."""
+    if events:
+        return {"test": "counterexample", "n": n, "effect": events, "effect_label": label, "ci": wilson(events, n),
+                "p": 0.0, "supports": False}
+    return too_few("counterexample", f"it did not happen in {n} games, which cannot show it never can", n=n)
+
+
+def decide(claims: list[dict[str, Any]], alpha: float = ALPHA) -> list[dict[str, Any]]:
+    """The verdicts of one run's claims. A rule check ("kind": "rule") keeps the verdict the rules
+    gave it. A measured claim is "true" or "false" when its test rejects "no difference" at the
+    family-wise level `alpha` after Holm's correction (statsmodels multipletests) over every
+    measured claim of the run, in the direction of its effect; otherwise "inconclusive"."""
+    measured = [c for c in claims if c.get("kind", "measured") == "measured" and c.get("evidence")]
+    tested = [c for c in measured if c["evidence"].get("p") is not None]
+    if tested:
+        from statsmodels.stats.multitest import multipletests
+
+        reject, adjusted, _, _ = multipletests([c["evidence"]["p"] for c in tested], alpha=alpha, method="holm")
+        for claim, r, p in zip(tested, reject, adjusted):
+            claim["evidence"]["p_holm"] = float(p)
+            claim["evidence"]["family"] = len(tested)
+            if r:
+                claim["verdict"] = "true" if claim["evidence"]["supports"] else "false"
+            else:
+                claim["verdict"] = "inconclusive"
+                claim["evidence"].setdefault("why", f"not significant at {alpha:.0%} after Holm's correction "
+                                                    f"over {len(tested)} claims")
+    for claim in measured:
+        if claim["evidence"].get("p") is None:
+            claim["verdict"] = "inconclusive"
+    for claim in claims:
+        claim.setdefault("verdict", "inconclusive")
+        claim["level"] = alpha
+    return claims

@@ -20,28 +20,56 @@ def header(r: dict[str, Any], name: str) -> str:
 
 
 def summary_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The summary: how many games finished, their length, then the game's own rows (its plug-in's
+    summary(), kept in the result as `game_summary`)."""
     ended = r["ended"]
     stalled = ", ".join(f"{n} {why}" for why, n in ended["stalled"].items()) or "none"
-    turns, rounds = r["turns"], r["turns"]["rounds"]
-    mine = r["mine_exhausted"]
-    when = f", from round {mine['round']['mean']:.1f} on average" if mine.get("round") else ""
-    loops = r["overflows"]["loops"]
+    turns, rounds = r["turns"], r["turns"].get("rounds")
+    if rounds:
+        length = (f"{rounds['mean']:.1f} rounds, {turns['mean']:.1f} turns [{turns['ci'][0]:.1f}, {turns['ci'][1]:.1f}]; "
+                  f"p10 {turns['p10']}, p90 {turns['p90']} turns (finished games)")
+    else:
+        length = "no game finished"
     rows = [
-        ("games ended", f"{ended['count']} of {r['games']} ({pct(ended['rate'])}{ci(ended['ci'])}); stalled: {stalled}"),
-        ("game length", (f"{rounds['mean']:.1f} rounds, {turns['mean']:.1f} turns "
-                         f"[{turns['ci'][0]:.1f}, {turns['ci'][1]:.1f}]; p10 {turns['p10']}, p90 {turns['p90']} turns")),
-        ("mine ran empty", f"{mine['games']} games ({pct(mine['rate'])}{ci(mine['ci'])}) of {mine['mine_size']} metals{when}"),
-        ("overflows", (f"{r['overflows']['per_game']:.2f} per game ({r['overflows']['sabotage_per_game']:.2f} by "
-                       f"sabotage); loops: {', '.join(f'{c} x{n}' for c, n in loops.items()) or 'none'}")),
+        ("games ended", f"{ended['count']} of {r['games']} ({pct(ended['rate'])}{ci(ended['ci'])}); stopped early: {stalled}"),
+        ("game length", length),
     ]
-    return rows
+    return rows + [(label, value) for label, value in r.get("game_summary", [])]
+
+
+def claim_lines(claim: dict[str, Any]) -> list[str]:
+    """One claim: its verdict and the evidence (test, sample, effect and interval, p after Holm),
+    or the rule it was checked against; then the data choices it rests on."""
+    lines = [f"  [{claim['verdict']}] (V{claim['made_in']}) {claim['says']}", f"      {claim['figure']}"]
+    e = claim.get("evidence")
+    if e:
+        if e.get("p") is None:
+            lines.append(f"      {e['test']}: cannot decide ({e.get('why', '')})")
+        else:
+            interval = f" [{e['ci'][0]:.4g}, {e['ci'][1]:.4g}]" if e.get("ci") else ""
+            holm = f", Holm-adjusted p {e['p_holm']:.3g} over {e['family']} claims" if "p_holm" in e else ""
+            lines.append(f"      {e['test']}, n {e['n']}: {e.get('effect_label', 'effect')} {e['effect']:.4g}{interval}, "
+                         f"p {e['p']:.3g}{holm}, level {claim.get('level', 0.05):.0%}")
+    if claim.get("detail"):
+        lines.append(f"      {claim['detail']}")
+    for choice in claim.get("rests_on", []):
+        lines.append(f"      rests on a data choice (V{choice['version']}): {choice['choice']}")
+    return lines
+
+
+def claim_sections(claims: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Measured claims first, then the rule checks, then those the version cannot show."""
+    sections = [("Playtest claims, measured in the games", [c for c in claims if c.get("kind", "measured") == "measured"]),
+                ("Playtest claims, checked in the rules", [c for c in claims if c.get("kind") == "rule"]),
+                ("Playtest claims this version cannot show", [c for c in claims if c.get("kind") == "n/a"])]
+    return [(title, items) for title, items in sections if items]
 
 
 def as_text(r: dict[str, Any], name: str) -> str:
     lines = [header(r, name), ""]
     for label, value in summary_rows(r):
         lines.append(f"{label:<15} {value}")
-    lines += ["", "Win rate by seat (seat 1 plays first)"]
+    lines += ["", "Win rate by seat in finished games (seat 1 plays first)"]
     for s in r["seat_win_rate"]:
         lines.append(f"  seat {s['seat']}  {pct(s['rate']):>6}{ci(s['ci'])}")
     lines += ["", "Win rate by strategy"]
@@ -61,13 +89,10 @@ def as_text(r: dict[str, Any], name: str) -> str:
                 mark = "  weakest " + ctype
             lines.append(f"  {ctype:<8} {c['name']:<22} {c['taken_per_game']:5.2f} {c['completed']:>6} "
                          f"({pct(c['completion_rate']):>6})  {pct(c['completer_win_rate']):>6}{ci(c['ci'])}{mark}")
-    if r.get("claims"):
-        lines += ["", "Playtest claims"]
-        for claim in r["claims"]:
-            lines.append(f"  [{claim['verdict']}] (V{claim['made_in']}) {claim['says']}")
-            lines.append(f"      {claim['figure']}")
-            if claim["detail"]:
-                lines.append(f"      {claim['detail']}")
+    for title, claims in claim_sections(r.get("claims", [])):
+        lines += ["", title]
+        for claim in claims:
+            lines += claim_lines(claim)
     return "\n".join(lines)
 
 

@@ -1,0 +1,34 @@
+"""What `validate` checks of the documents `build` lays out: the rulebook's and the designer's
+notes' HTML, rendered from their templates as the build renders them, on every paper, without
+the PDF layout (the slow part). A template asking for a deck the data lacks is then a finding of
+`validate`, as it is an error of `build`, and a clean `validate` means a build that works."""
+
+from __future__ import annotations
+
+from ..buildtypes import PAPER_NAMES, PAPER_SIZES, RenderedSet
+from ..data.project import Project
+from ..data.snapshot import Snapshot
+from ..errors import CardgenError, Finding
+from .document import rulebook_html
+from .notes import TEMPLATE as NOTES_TEMPLATE
+from .notes import has_notes, notes_values
+from .stage import has_rulebook_words
+
+
+def document_findings(project: Project, snapshot: Snapshot, rendered: RenderedSet,
+                      findings: list[Finding]) -> list[Finding]:
+    """One error finding for the first template that fails (the build stops at it), else none.
+    `findings`: the validator's, which the notes print."""
+    template = snapshot.game.file.rulebook
+    if not template or not has_rulebook_words(snapshot):
+        return []  # the build lays out no rulebook either
+    try:
+        for paper in PAPER_NAMES:
+            rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
+        if has_notes(project, snapshot):
+            extra = notes_values(project, snapshot, findings)
+            for paper in PAPER_NAMES:
+                rulebook_html(project, snapshot, rendered, NOTES_TEMPLATE, PAPER_SIZES[paper], extra=extra)
+    except CardgenError as exc:
+        return [Finding("error", "rulebook", exc.message, exc.loc)]
+    return []
