@@ -292,3 +292,23 @@ def test_a_blank_back_page_reads_without_error(tmp_path):
     assert pdfx.pdfx_problems(out, "PDF/X-1a:2003") == []
     (page,) = _separations(out, tmp_path)  # Ghostscript reads it without an error
     assert page.max() == 0  # and it is blank: no ink
+
+
+def test_what_cannot_be_flattened_stops_with_one_line(cli, project_copy, tmp_path):
+    """A raster image (here a translucent PNG) is not redrawn as something else: the command
+    names the card and exits 1, with no traceback."""
+    import base64
+    import io
+
+    assert cli("new", "dragon-race", cwd=project_copy).code == 0
+    buffer = io.BytesIO()
+    Image.new("RGBA", (8, 8), (200, 30, 30, 128)).save(buffer, "PNG")
+    uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    template = project_copy / "templates/dragon-race/card.svg.j2"
+    template.write_text(template.read_text() + f'<image x="10" y="30" width="20" height="20" href="{uri}"/>\n')
+    result = cli("export", "print", "--game", "dragon-race", "--service", "drivethrucards", "--cmyk",
+                 "--out", str(tmp_path), cwd=project_copy)
+    assert result.code == 1 and "Traceback" not in result.err
+    (line,) = result.err.strip().splitlines()
+    assert line.startswith("error: card spark draws an image, which cardgen cannot put into a CMYK print file")
+    assert not (tmp_path / "main-cmyk.pdf").exists()

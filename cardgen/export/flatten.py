@@ -440,8 +440,9 @@ class Flattener:
         self.fonts: dict[tuple[int, int], tuple[str, pikepdf.Object]] = {}  # font object -> global name
 
     def fail(self, what: str) -> BuildError:
-        return BuildError(f"{self.where}: cannot print {what} in CMYK without transparency; "
-                          "cardgen flattens paths, text and opacity only (the RGB file is unaffected)")
+        return BuildError(f"{self.where} draws {what}, which cardgen cannot put into a CMYK print file "
+                          "(it flattens and separates paths, text and opacity); draw it with shapes, "
+                          "or order the RGB file (without --cmyk)")
 
     def font_name(self, font: pikepdf.Object) -> str:
         key = font.objgen if font.is_indirect else (id(font), 0)
