@@ -21,6 +21,7 @@ blend modes) stops the export with one line naming it, rather than printing it w
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -130,6 +131,10 @@ class Shape:
 
     def page_path(self) -> str:
         """The fill's path in page space (clips are set without a cm)."""
+        return self._page_path
+
+    @functools.cached_property
+    def _page_path(self) -> str:
         return _path_text(self.path, self.ctm)
 
     def paint(self, cmyk: tuple[float, float, float, float]) -> str:
@@ -141,6 +146,10 @@ class Shape:
         return f"q {mat(self.ctm)} cm {colour} k\nBT\n{self.text.decode('latin-1').replace(MODE, '0 Tr')}\nET Q\n"
 
     def clip(self) -> str:
+        return self._clip
+
+    @functools.cached_property
+    def _clip(self) -> str:
         if self.kind == "fill":
             return f"{self.page_path()}\n{'W*' if self.evenodd else 'W'} n\n"
         if self.kind == "stroke":
