@@ -206,7 +206,7 @@ def test_saved_objects_folder_per_system(tmp_path):
 
 SIZES = {  # (poker card, 30 mm token) per preset
     "tgc": ((825, 1125), (429, 429)),  # TGC poker; token: 354 px trim + 2 x 1/8 in
-    "mpc": ((822, 1122), (432, 432)),  # MPC poker; token: 354 px trim + 2 x 0.13 in
+    "mpc": ((822, 1122), (426, 426)),  # MPC poker; token: 354 px trim + 2 x 0.12 in (services.yml)
     "plain": ((815, 1110), (425, 425)),  # 300 DPI with the game's 3 mm bleed, like the build
 }
 

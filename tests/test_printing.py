@@ -616,8 +616,9 @@ def _drawn_forms(page: pikepdf.Page) -> list[tuple[str, list[float]]]:
     return drawn
 
 
-@pytest.mark.parametrize("service, bleed, backs", [("generic", 3.0, "each"), ("printninja", 3.175, "each"),
-                                                   ("drivethrucards", 3.175, "end"), ("mpc", 3.048, "end")])
+@pytest.mark.parametrize("service, bleed, backs", [("generic", 3.0, "front-back"), ("printninja", 3.175, "front-back"),
+                                                   ("drivethrucards", 3.175, "back-front"),
+                                                   ("mpc", 3.048, "fronts-then-back")])
 def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, service, bleed, backs, tmp_path):
     result = cli("export", "print", "--version", "3.1", "--service", service, "--out", str(tmp_path))
     assert result.code == 0, result.err
@@ -629,7 +630,7 @@ def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, service, ble
         with pikepdf.open(tmp_path / f"{deck}.pdf") as pdf:
             trim = (30.0, 30.0) if deck == "tokens" else (63.0, 88.0)
             assert str(pdf.docinfo["/Title"]).startswith("The King's Blade 3.1 - ")
-            assert len(pdf.pages) == (2 * cards if backs == "each" else cards + 1)
+            assert len(pdf.pages) == (cards + 1 if backs == "fronts-then-back" else 2 * cards)
             firsts = []
             for page in pdf.pages:
                 boxes = _boxes_mm(page)
@@ -645,41 +646,13 @@ def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, service, ble
                     assert len(drawn) == 2 and drawn[0][0] == drawn[1][0]
                     assert pt_to_mm(drawn[0][1][0] * mm_to_pt(trim[0] + 6)) == pytest.approx(trim[0] + 2 * bleed, abs=0.01)
                 firsts.append(drawn[-1][0])
-            backs_at = range(1, len(firsts), 2) if backs == "each" else [len(firsts) - 1]
+            backs_at = {"front-back": range(1, len(firsts), 2), "back-front": range(0, len(firsts), 2),
+                        "fronts-then-back": [len(firsts) - 1]}[backs]
             assert len({firsts[i] for i in backs_at}) == 1  # the deck's one back
             assert firsts[backs_at[0]] not in {f for i, f in enumerate(firsts) if i not in backs_at}
 
 
-def test_cmyk_export_is_device_cmyk_with_an_output_intent(cli, project_copy, tmp_path):
-    """A small new game end to end: RGB and CMYK files, the CMYK one read back object by object."""
-    assert cli("new", "dragon-race", cwd=project_copy).code == 0
-    out = tmp_path / "dtc"
-    result = cli("export", "print", "--game", "dragon-race", "--service", "drivethrucards", "--cmyk",
-                 "--out", str(out), cwd=project_copy)
-    assert result.code == 0, result.err
-    rgb, cmyk = out / "main.pdf", out / "main-cmyk.pdf"
-    assert rgb.is_file() and cmyk.is_file(), sorted(p.name for p in out.iterdir())
-    with pikepdf.open(rgb) as a, pikepdf.open(cmyk) as b:
-        assert len(a.pages) == len(b.pages) == 10  # 9 cards, then the back once
-        (intent,) = b.Root.OutputIntents
-        assert intent.S == "/GTS_PDFX" and int(intent.DestOutputProfile.N) == 4
-        assert intent.DestOutputProfile.read_bytes()[36:40] == b"acsp"  # an ICC profile
-        assert str(b.docinfo["/GTS_PDFXVersion"]).startswith("PDF/X-3")
-        assert str(b.docinfo["/Title"]) == str(a.docinfo["/Title"])
-        images = [o for o in b.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"]
-        assert images and {str(i.ColorSpace) for i in images} == {"/DeviceCMYK"}
-        for pa, pb in zip(a.pages, b.pages):
-            ops = {str(op) for _, op in pikepdf.parse_content_stream(pb)}
-            assert not ops & {"rg", "RG", "sc", "scn", "SC", "SCN"} or "/ColorSpace" not in pb.Resources
-            assert _boxes_mm(pb)["/TrimBox"] == pytest.approx(_boxes_mm(pa)["/TrimBox"], abs=0.01)
-            assert _boxes_mm(pb)["/BleedBox"] == pytest.approx(_boxes_mm(pa)["/BleedBox"], abs=0.01)
-    from cardgen.export.printpdf import cmyk_problems
-
-    assert cmyk_problems(cmyk) == [] and cmyk_problems(rgb) != []
-    again = tmp_path / "again"
-    assert cli("export", "print", "--game", "dragon-race", "--service", "drivethrucards", "--cmyk",
-               "--out", str(again), cwd=project_copy).code == 0
-    assert (again / "main-cmyk.pdf").read_bytes() == cmyk.read_bytes()  # deterministic
+# The CMYK files (PDF/X, ink limit, black text) are read back in tests/test_print_services.py.
 
 
 def test_a_build_removes_only_the_sheet_files_it_wrote_before(cli, project_copy):

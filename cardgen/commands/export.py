@@ -11,6 +11,7 @@ from ..data.project import check_out_dir
 from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
+from ..export.services import for_export
 from ..outputs import open_output
 from ..pipeline import default_out_dir
 from ..render.checks import validate
@@ -21,6 +22,7 @@ out_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, p
                           help="Output folder.")
 jobs_option = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                            help="Parallel render processes (default: all cores).")
+PDF_SERVICES = for_export("pdf")
 quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
 
 
@@ -92,8 +94,8 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet, force
 
 @command.command(name="png")
 @click.option("--preset", type=click.Choice(list(PRESETS)), required=True,
-              help="tgc: The Game Crafter (poker 825x1125 px); mpc: MakePlayingCards (poker 822x1122 px); "
-                   "plain: 300 DPI with the game's bleed.")
+              help="A print service's image size, from cardgen's table of services (docs/print-services.md): "
+                   + "; ".join(f"{k}: {s.label}" for k, s in PRESETS.items()) + ".")
 @game_option
 @version_option
 @lang_option
@@ -125,9 +127,10 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet, force):
 @command.command(name="print")
 @game_option
 @version_option
-@click.option("--service", type=click.Choice(["generic", "printninja", "drivethrucards", "mpc"]), default="generic",
-              show_default=True, help="Print shop: sets the bleed and where the backs go (docs/printing.md).")
-@click.option("--cmyk", is_flag=True, help="Also convert to CMYK (PDF/X-3 with an OutputIntent) with Ghostscript.")
+@click.option("--service", type=click.Choice(list(PDF_SERVICES)), default="generic",
+              show_default=True, help="Print shop: sets the bleed, the page order and the CMYK file's PDF/X "
+                                      "flavour and ink limit (docs/print-services.md).")
+@click.option("--cmyk", is_flag=True, help="Also write <deck>-cmyk.pdf: CMYK, as the PDF/X flavour the service asks for.")
 @out_option
 @jobs_option
 @quiet_option
@@ -151,6 +154,5 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet, force):
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label} ({chosen.note}):")
     for r in results:
-        colour = ", CMYK PDF/X-3" if r.cmyk else ""
-        click.echo(f"  {display_path(r.path)}  {counted(r.cards, 'card')}, {counted(r.pages, 'page')} of {r.trim_mm[0]:g} x "
-                   f"{r.trim_mm[1]:g} mm + {r.bleed_mm:.3g} mm bleed{colour}")
+        click.echo(f"  {display_path(r.path)}  {r.what}: {counted(r.cards, 'card')}, {counted(r.pages, 'page')} of "
+                   f"{r.trim_mm[0]:g} x {r.trim_mm[1]:g} mm + {r.bleed_mm:.3g} mm bleed")

@@ -32,34 +32,14 @@ from ..data.snapshot import Snapshot
 from ..render.cards import CardRenderer
 from ..units import mm_to_px
 from .images import Shot, bleed_frame, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
+from .services import Service, for_export
 
 SIZE_TOLERANCE_MM = 1.0  # 63 x 88 mm matches a 2.5 x 3.5 in product
 OWNED = re.compile(r"(\d{3}-.+|back-.+)\.png")  # the files an export writes in a deck folder
 
-
-@dataclass(frozen=True)
-class Product:
-    name: str
-    trim_mm: tuple[float, float]
-    image_px: tuple[int, int]  # the service's image size, bleed included
-
-
-@dataclass(frozen=True)
-class Preset:
-    label: str
-    dpi: int
-    bleed_in: float | None  # bleed per side for derived sizes; None: the game's own bleed
-    products: tuple[Product, ...]
-    one_file_per_copy: bool
-
-
-PRESETS = {
-    "tgc": Preset("The Game Crafter", 300, 0.125,
-                  (Product("poker", (63.5, 88.9), (825, 1125)),), one_file_per_copy=False),
-    "mpc": Preset("MakePlayingCards", 300, 0.13,
-                  (Product("poker", (63.5, 88.9), (822, 1122)),), one_file_per_copy=True),
-    "plain": Preset("300 DPI with the game's bleed", 300, None, (), one_file_per_copy=False),
-}
+# `--preset NAME`: the table's services that take PNG images, and `plain` (the generic row:
+# 300 DPI with the game's own bleed), under the name this command has always used for it
+PRESETS: dict[str, Service] = {("plain" if key == "generic" else key): s for key, s in for_export("png").items()}
 
 
 @dataclass
@@ -69,8 +49,9 @@ class Exported:
     size: tuple[int, int]  # of the deck's back (cards of other sizes are listed per file)
 
 
-def image_size(preset: Preset, trim_mm: tuple[float, float], game_bleed_mm: float) -> tuple[int, int]:
-    """The service's pixel size for a card of this trim size."""
+def image_size(preset: Service, trim_mm: tuple[float, float], game_bleed_mm: float) -> tuple[int, int]:
+    """The service's pixel size for a card of this trim size: a product's fixed size, or else
+    trim + the service's bleed on every side at its DPI (both from the one table)."""
     w, h = trim_mm
     for product in preset.products:
         pw, ph = product.trim_mm
@@ -78,7 +59,7 @@ def image_size(preset: Preset, trim_mm: tuple[float, float], game_bleed_mm: floa
             return product.image_px
         if abs(w - ph) <= SIZE_TOLERANCE_MM and abs(h - pw) <= SIZE_TOLERANCE_MM:  # landscape
             return product.image_px[1], product.image_px[0]
-    bleed = game_bleed_mm if preset.bleed_in is None else preset.bleed_in * 25.4
+    bleed = preset.bleed_mm(game_bleed_mm)
     return mm_to_px(w + 2 * bleed, preset.dpi), mm_to_px(h + 2 * bleed, preset.dpi)
 
 
@@ -89,7 +70,7 @@ class _Image:
     trim_mm: tuple[float, float]
 
 
-def export_png(project: Project, snapshot: Snapshot, preset: Preset, out_dir: Path, *,
+def export_png(project: Project, snapshot: Snapshot, preset: Service, out_dir: Path, *,
                workers: int | None = None, progress: Progress | None = None) -> list[Exported]:
     game = snapshot.game
     renderer = CardRenderer(project, snapshot)
@@ -127,14 +108,14 @@ def _trim(snapshot: Snapshot, type_id: str) -> tuple[float, float]:
     return size.width_mm, size.height_mm
 
 
-def _file_names(preset: Preset, number: int, card_id: str, count: int) -> list[str]:
-    if not preset.one_file_per_copy:
+def _file_names(preset: Service, number: int, card_id: str, count: int) -> list[str]:
+    if preset.png_naming == "per-card":
         return [f"{number:03d}-{card_id}-x{count}.png"]
     width = len(str(count))
     return [f"{number:03d}-{card_id}-{k:0{width}d}of{count}.png" for k in range(1, count + 1)]
 
 
-def _render(project: Project, preset: Preset, bleed: float, images: list[_Image],
+def _render(project: Project, preset: Service, bleed: float, images: list[_Image],
             workers: int | None, progress: Progress | None) -> None:
     """Each image from two cached renders: the whole face stretched, the trim at true size on top."""
     shots = []
