@@ -193,6 +193,29 @@ class Bot:
                     give_back[r] = n
         game.gather(p, take, give_back)
 
+    def unlock(self, game, p) -> bool:
+        """No face-up Mission can be gathered for: buy the Room that unlocks a precious resource
+        they need (coins from Treasures if short, the least worth first), or any Room to turn the market."""
+        needed = {r for m in game.row for s in m["sets"] for r in s if not game.can_gather(p, r)}
+        owned = {r["id"] for r in p.rooms.values()}
+        cells = game.free_cells(p)
+        if not cells:
+            return False
+        rooms = [(k, room) for k, room in enumerate(game.room_row) if room["id"] not in owned]
+        useful = [(k, room) for k, room in rooms if any(kind == "sblocca" and prm["risorsa"] in needed
+                                                         for kind, prm in room["fx"])] or rooms
+        if not useful:
+            return False
+        k, room = min(useful, key=lambda kr: game.room_price(p, kr[1]))
+        for card in sorted(p.hand, key=lambda c: self.treasure_value(game, p, c)):
+            if game.room_price(p, room) <= p.coins:
+                break
+            game.discard(p, card, use=False)  # the only other income: even Charms and Relics
+        if game.room_price(p, room) > p.coins:
+            return False
+        self.expand(game, p, (k, None), None)
+        return True
+
     def action(self, game, i: int, p) -> None:
         craftable = [(self.mission_value(game, p, m), k) for k, m in enumerate(game.row)
                      if game.mission_need(p, m)[1] == 0]
@@ -204,6 +227,8 @@ class Bot:
             game.craft(p, max(craftable)[1])
         elif can_expand:
             self.expand(game, p, room, slot)
+        elif self.target(game, p)[1] is None and self.unlock(game, p):
+            pass
         else:
             self.gather(game, p)
 

@@ -5,6 +5,8 @@
   Holm's correction over the run's claims. A significant excess refutes it.
 - "Playing first gives no advantage": seat 1's wins against 1/players (stats.rate_is_share); a
   significant difference either way refutes it, none leaves it inconclusive.
+- "The game always reaches the Offering": one game whose face-up Missions all need a precious
+  resource nobody can gather, when the turn cap stops it, refutes it (stats.never).
 Each names the data choices it rests on (notes.choices of the version).
 """
 
@@ -33,6 +35,12 @@ def answer_all(sim, ask) -> list[dict[str, Any]]:
                       figure=f"seat 1 won {seat_rate} of {finished} finished games",
                       evidence=stats.rate_is_share(first["wins"], finished, 1 / players, label="seat 1 win rate - 1/players"),
                       rests_on=(("preparazione",),)))
+    locked = sum(n for reason, n in r["ended"]["stalled"].items() if reason.startswith("Mission row locked"))
+    out.append(_claim(ask, "never-locked", "The game always reaches the Offering: the Mission row never locks.",
+                      figure=f"{locked} of {r['games']} games stopped with every face-up Mission needing a precious "
+                             "resource nobody could gather",
+                      evidence=stats.never(locked, r["games"], label="games whose Mission row locked"),
+                      rests_on=(("risorse", "pregiate"), ("magic arcaneum",))))
     return out
 
 

@@ -471,6 +471,9 @@ class Game:
                 break
             if self.turn >= max_turns:
                 stall = "turn cap"
+                if all(any(not any(x.has(self.t, "sblocca", risorsa=r) for x in self.players)
+                           for s in m["sets"] for r in s if r in self.t["precious"]) for m in self.row):
+                    stall = "Mission row locked: every face-up Mission needs a precious resource nobody can gather"
                 break
             i = self.turn % n
             p = self.players[i]
