@@ -439,7 +439,7 @@ class Game:
             s["treasures"] = p.face_down
             s["missions"] = t["per_mission"] * len(p.missions)
 
-            def end_points(fx) -> int:
+            def end_points(fx, p=p) -> int:
                 pts = 0
                 for kind, prm in fx:
                     if kind == "punti_per_simbolo":

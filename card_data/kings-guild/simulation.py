@@ -13,7 +13,7 @@ from random import Random
 from typing import Any
 
 from .bots import BOTS, make_bot
-from .engine import SOURCES, UNIT, Game, RuleError, compile_table
+from .engine import UNIT, Game, RuleError, compile_table
 
 SOURCE_LABELS = {"charms": "Charms", "charms_majority": "Charms majority", "relics": "Relics",
                  "treasures": "Treasures face down", "missions": "Missions", "specialists": "Specialists",
