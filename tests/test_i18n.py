@@ -277,7 +277,7 @@ PHRASES = [
 def test_dutch_rulebook_is_built_for_both_papers(dutch):
     root, _ = dutch
     folder = root / "build" / "kings-blade" / "3.1" / "nl"
-    for paper, pages in (("a4", 8), ("letter", 9)):
+    for paper, pages in (("a4", 8), ("letter", 8)):  # Letter lost its near-empty 9th page (card-list thumbnails)
         info = subprocess.run(["pdfinfo", str(folder / f"rulebook-{paper}.pdf")], capture_output=True, text=True,
                               check=True).stdout
         assert re.search(rf"^Pages:\s+{pages}$", info, re.M), info

@@ -253,7 +253,10 @@ def test_components_and_set_up_numbers_are_the_datas(built, version):
     assert tokens == (0 if version == "1" else 4)
     if tokens:
         expected.append(f"{tokens} forge tokens, one per player")
-    assert re.sub(r": Steel ×.*?Elvish Steel ×\d+", "", listed) == "Components " + " ".join(expected) + " "
+    # the list, then the components gallery: every deck's picture with its name and count
+    gallery = [f"{d.name} ×{snapshot.deck_size(i)}" for i, d in snapshot.game.decks.items() if snapshot.deck_size(i)]
+    assert re.sub(r": Steel ×.*?Elvish Steel ×\d+", "", listed) == \
+        "Components " + " ".join(expected) + " " + " ".join(gallery) + " "
     assert f"Shuffle the {snapshot.deck_size('mine')} metal cards" in rules
     assert f"Draw {snapshot.rules['market_face_up']} cards from the pile" in rules
     assert f"give every player {snapshot.rules['starting_hand']} metal cards" in rules
@@ -339,7 +342,8 @@ def test_card_pictures_in_the_pdf_are_the_printed_cards_stored_once(built):
     doc = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"])
     shown = set(re.findall(r'href="cardgen-face:([0-9a-f]{64})"', doc.html))
     uses = len(re.findall(r'href="cardgen-face:[0-9a-f]{64}"', doc.html))
-    assert len(shown) == 28 and uses == 58  # 30 cards, 4 metals, backs... drawn 58 times
+    decks = [d for d in snapshot.game.decks if snapshot.deck_size(d)]  # the components gallery: one picture each
+    assert len(shown) == 28 and uses == 58 + len(decks) == 62  # 30 cards, 4 metals, backs... drawn 62 times
     card_pdfs = {ff.face.digest: ff.pdf for ff in result.files.values()}
     with pikepdf.open(out / "rulebook-a4.pdf") as pdf:
         objects = [o for o in pdf.objects if isinstance(o, pikepdf.Stream)]
@@ -382,7 +386,8 @@ def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
     project, snapshot = _snapshot(ROOT, "3.1")
     rendered = CardRenderer(project, snapshot).render_all()
     doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
-    card = re.search(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">', doc.html)
+    figure = doc.html.index('viewBox="0 0 97 93"')  # the anatomy figure: the card and 17 mm each side for callouts
+    card = re.compile(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">').search(doc.html, figure)
     ox, oy = float(card.group(1)), float(card.group(2))  # the one card drawn at its real size
     ends = [(float(x) - ox, float(y) - oy) for x, y in
             re.findall(r'<line x1="[\d.]+" y1="[\d.]+" x2="([\d.]+)" y2="([\d.]+)"', doc.html[card.end():])[:5]]

@@ -176,10 +176,19 @@ def sheet_halves_inked(pdf: Path) -> list[tuple[bool, bool]]:
         return sides  # type: ignore[return-value]
 
 
-NO_PLAYER_AID = {"kings-blade", "way-of-the-blade", "knightfall"}  # not written yet: blank pages remain
-BOOKLET_CASES = [pytest.param(book, paper, id=f"{book_id(book)}-{paper}", marks=[pytest.mark.xfail(
-    book[0] in NO_PLAYER_AID, reason="no {% block player_aid %} in the game's template yet", strict=False)])
-    for book in BOOKS for paper in PAPERS]
+# Games whose template has no {% block player_aid %} yet: their booklets may still pad with a
+# blank side, so they are not held to the no-blank-side promise below (the next test keeps this
+# list true: a game that gains a player aid must leave it, and is then tested).
+NO_PLAYER_AID = {"kings-blade", "way-of-the-blade", "knightfall"}
+BOOKLET_CASES = [pytest.param(book, paper, id=f"{book_id(book)}-{paper}")
+                 for book in BOOKS for paper in PAPERS if book[0] not in NO_PLAYER_AID]
+
+
+def test_the_games_without_a_player_aid_are_the_listed_ones():
+    without = {folder.name for folder in (ROOT / "templates").iterdir()
+               if (folder / "rulebook.html.j2").is_file()
+               and "{% block player_aid %}" not in (folder / "rulebook.html.j2").read_text(encoding="utf-8")}
+    assert without == NO_PLAYER_AID
 
 
 @pytest.mark.parametrize("book, paper", BOOKLET_CASES)
