@@ -100,7 +100,7 @@ def test_a_rule_the_engine_cannot_play_is_one_line():
 
 
 def test_the_game_says_so_without_a_hook(cli):
-    result = cli("simulate", "--game", "kings-guild", "--players", "4", "--games", "5", "--jobs", "1")
+    result = cli("simulate", "--game", "knightfall", "--players", "2", "--games", "5", "--jobs", "1")
     assert result.code == 2
     assert "cannot be simulated yet" in result.err and "docs/simulate.md" in result.err
 

@@ -219,3 +219,10 @@ def _grid(snapshot, report):
         if sym is None or sym.kind != "bonus":
             report.error("kg-grid", f"bonus_griglia: {letter} -> '{sid}' is not a bonus symbol",
                          loc=snapshot.rule_locs.get("bonus_griglia"))
+
+
+def simulation(snapshot):
+    """The simulation hook (`cardgen simulate`): this version's rules engine, bots and claims."""
+    from .simulation import KingsGuildSimulation
+
+    return KingsGuildSimulation(snapshot)

@@ -20,6 +20,7 @@ names its printing condition, SWOP (CGATS TR 001), the one DriveThruCards asks f
 from __future__ import annotations
 
 import functools
+import io
 import re
 import shutil
 import subprocess
@@ -55,18 +56,31 @@ def ghostscript() -> str:
     return exe
 
 
-@functools.cache
 def output_profile() -> OutputProfile:
     """Ghostscript's default CMYK profile, found next to its library folders on its search path."""
-    gs = ghostscript()
-    listing = subprocess.run([gs, "-h"], capture_output=True, text=True, check=True).stdout
-    for folder in re.findall(r"(/[^\s:]+)", listing.split("Search path:")[-1]):
+    return _profile_of(ghostscript())
+
+
+@functools.cache  # per Ghostscript: the same `gs` gives the same profile for the whole run
+def _profile_of(gs: str) -> OutputProfile:
+    run = subprocess.run([gs, "-h"], capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        said = (run.stderr or run.stdout).strip().splitlines()
+        raise BuildError(f"Ghostscript ({gs}) failed to start (exit {run.returncode})"
+                         + (f": {said[-1]}" if said else ""))
+    for folder in re.findall(r"(/[^\s:]+)", run.stdout.split("Search path:")[-1]):
         candidate = Path(folder).parent / "iccprofiles" / "default_cmyk.icc"
         if candidate.is_file():
             data = candidate.read_bytes()
-            profile = ImageCms.ImageCmsProfile(candidate.open("rb"))
-            return OutputProfile(candidate.resolve(), data, ImageCms.getProfileDescription(profile).strip())
-    raise BuildError("Ghostscript's default_cmyk.icc was not found next to its library folders")
+            try:
+                profile = ImageCms.ImageCmsProfile(io.BytesIO(data))
+                description = ImageCms.getProfileDescription(profile).strip()
+            except (OSError, ImageCms.PyCMSError) as exc:
+                raise BuildError(f"{candidate}: Ghostscript's CMYK profile is not a readable ICC profile "
+                                 f"({exc}); reinstall Ghostscript") from None
+            return OutputProfile(candidate.resolve(), data, description)
+    raise BuildError("Ghostscript's default_cmyk.icc was not found next to its library folders "
+                     f"({gs} -h lists them); reinstall Ghostscript")
 
 
 class Separation:

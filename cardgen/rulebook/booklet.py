@@ -2,7 +2,10 @@
 
 The rulebook is laid out again on booklet pages (A5, or half-Letter for Letter paper) from the
 same HTML, with the booklet stylesheet, then imposed two pages a side on the landscape sheet
-in saddle-stitch order, padded with blank pages to a multiple of 4. Printed double-sided
+in saddle-stitch order, padded to a multiple of 4. The padding is not blank: the booklet's HTML
+ends with spare pages (rulebook-base.html.j2: a player aid and a back cover, each
+marked by its id), laid out once with the rest, and those that fill the padding exactly are
+kept; the back cover always ends the booklet when there is room for it. Printed double-sided
 (flip on the short edge; the PDF asks print dialogs for that), the stack of sheets is folded
 once in the middle and stapled on the fold: the pages then read 1, 2, 3... Written beside the
 normal rulebook as `rulebook-booklet-a4.pdf` / `rulebook-booklet-letter.pdf`.
@@ -27,7 +30,7 @@ from ..units import mm_to_pt
 from .document import Pdf, rulebook_html
 from .stage import PendingPdfs, templates_digest
 
-CODE_VERSION = "booklet-3"  # bump when this module changes what a booklet looks like
+CODE_VERSION = "booklet-4"  # bump when this module changes what a booklet looks like
 HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7, 215.9)}  # half of each sheet
 # The booklet is laid out on a page 1/SCALE the size of its half sheet and printed at SCALE:
 # the rulebook's own layout and figure widths then fit, its 10 pt text prints at 8.2 pt and
@@ -35,6 +38,14 @@ HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7,
 SCALE = 0.82
 PAGES = {paper: Paper(half.name, round(half.width_mm / SCALE, 2), round(half.height_mm / SCALE, 2))
          for paper, half in HALVES.items()}
+
+
+# The spare pages the booklet's HTML ends with (ids in rulebook-base.html.j2), in their order, and
+# which of them fill 0, 1, 2, 3... padding pages, the first whose pages add up to the padding.
+# The aid may be printed twice: a copy for each side of the table.
+SPARES = ("booklet-aid", "booklet-back")
+SPARE_CHOICES = (("booklet-aid", "booklet-aid", "booklet-back"), ("booklet-aid", "booklet-back"),
+                 ("booklet-back",), ())
 
 
 @dataclass(frozen=True)
@@ -65,16 +76,49 @@ def saddle_stitch(pages: int) -> list[Side]:
             for s in sides]  # every side is numbered here; None marks blanks only in the result
 
 
+def spare_pages(pdf: pikepdf.Pdf) -> dict[str, range]:
+    """The spare pages at the end of a laid-out booklet, by id: where each starts (its named
+    destination) up to the next one's start or the end. Absent when the template left it out."""
+    names = pdf.Root.get("/Names")
+    if names is None or "/Dests" not in names:
+        return {}
+    dests = pikepdf.NameTree(names.Dests)
+    index = {_objgen(page.obj): n for n, page in enumerate(pdf.pages)}
+    starts = {name: index[_objgen(dests[name][0])] for name in SPARES if name in dests}
+    ends = sorted(starts.values()) + [len(pdf.pages)]
+    return {name: range(start, ends[ends.index(start) + 1]) for name, start in starts.items()}
+
+
+def _objgen(obj: pikepdf.Object) -> tuple[int, int]:
+    """A page object's number and generation: how a destination names its page."""
+    number, generation = obj.objgen
+    return number, generation
+
+
+def booklet_order(pdf: pikepdf.Pdf) -> list[int]:
+    """The laid-out pages (from 0) the booklet prints: the rules, then the spare pages that fill
+    its last sheet exactly (blank pages only when no choice does)."""
+    spares = spare_pages(pdf)
+    body = min((r.start for r in spares.values()), default=len(pdf.pages))
+    free = padded(body) - body
+    for choice in SPARE_CHOICES:
+        if all(name in spares for name in choice) and sum(len(spares[name]) for name in choice) == free:
+            return list(range(body)) + [n for name in choice for n in spares[name]]
+    return list(range(body))
+
+
 def impose(pdf_data: bytes, sheet: Paper) -> bytes:
-    """Booklet pages (one per PDF page) -> landscape sheets in saddle-stitch order, two up."""
+    """Booklet pages (one per PDF page) -> landscape sheets in saddle-stitch order, two up; of the
+    spare pages at the end (`spare_pages`), only those `booklet_order` chooses."""
     width, height = mm_to_pt(sheet.height_mm), mm_to_pt(sheet.width_mm)  # landscape
     with pikepdf.open(io.BytesIO(pdf_data)) as src, pikepdf.new() as out:
-        for side in saddle_stitch(len(src.pages)):
+        order = booklet_order(src)
+        for side in saddle_stitch(len(order)):
             page = out.add_blank_page(page_size=(width, height))
             for half, number in enumerate((side.left, side.right)):
                 if number is None:
                     continue
-                source = src.pages[number - 1]
+                source = src.pages[order[number - 1]]
                 box = [float(v) for v in source.mediabox]
                 w, h = (box[2] - box[0]) * SCALE, (box[3] - box[1]) * SCALE
                 x = half * width / 2 + (width / 2 - w) / 2  # centred in its half (A5 is 0.5 mm short)
@@ -138,4 +182,6 @@ def start_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
 
 def _imposed(paper: str, pdf: Pdf) -> tuple[bytes, int]:
     """The laid-out booklet pages on the paper's sheets, and the count of printed sides."""
-    return impose(pdf.data, PAPER_SIZES[paper]), len(saddle_stitch(pdf.pages))
+    with pikepdf.open(io.BytesIO(pdf.data)) as laid_out:
+        printed = len(booklet_order(laid_out))
+    return impose(pdf.data, PAPER_SIZES[paper]), len(saddle_stitch(printed))
