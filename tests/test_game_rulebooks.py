@@ -269,3 +269,38 @@ def test_changed_data_changes_the_rulebooks(project_copy):
     assert setup.count('class="cell cell-D"') == 15 and setup.count('class="cell cell-U"') == 15
     assert setup.count('class="spare-card"') == 10
     assert "6 × 5 cards" in html and "15 face down and 15 face up" in html
+
+
+def test_way_of_the_blade_example_trick_is_played_out_from_the_cards(books):
+    """The example of a trick (issue 22): worked out again here from the cards' suits and ranks,
+    each player playing the lowest card that beats the trick; the Hag takes the Tribune and the
+    winner sets aside the strongest card of the trick, the Hag counting as one."""
+    book = books["way-of-the-blade"]
+    by_id = {c.id: c for c in book.snapshot.cards}
+    hands = [[by_id[i] for i in ids] for ids in (["hearts-7", "clubs-3"], ["hearts-9", "spades-2"],
+                                                  ["hearts-tribune", "diamonds-4"], ["clubs-hag", "spades-6"])]
+    lead = hands[0].pop(0)
+    top, winner, passes, turn, played = lead, 0, 0, 1, [lead]
+    while passes < 3:
+        player = turn % 4
+        beats = [c for c in hands[player]
+                 if (c.fields["suit"] == lead.fields["suit"] and c.fields["rank"] > top.fields["rank"])
+                 or (c.fields.get("face") == "hag" and top.fields.get("face") == "tribune")]
+        if beats:
+            top = min(beats, key=lambda c: c.fields["rank"])
+            hands[player].remove(top)
+            played.append(top)
+            winner, passes = player, 0
+        else:
+            passes += 1
+        turn += 1
+    aside = max(played, key=lambda c: c.fields["rank"])
+    assert (winner, aside.id, top.id) == (3, "hearts-tribune", "clubs-hag")
+    text = book.rules
+    assert "Example of a trick" in text
+    assert f"The Challenged's Second beats the trick with {top.name}." in text
+    assert f"The Challenger cannot beat {top.name} and passes." in text
+    assert (f"The Challenged's Second wins the trick for the Challenged's team and sets aside {aside.name}, "
+            f"the strongest card of the trick") in text
+    assert f"The other {len(played) - 1} cards go back to Control." in text
+    assert all(book.draws(c.id) for c in played)

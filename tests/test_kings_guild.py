@@ -256,8 +256,8 @@ def test_rulebooks_show_the_real_boards(built):
     it = _text(built["it"][2] / "rulebook-a4.pdf")
     assert "Coin bank" in en and "Storage: 8 resources" in en and "Mission deck" in en
     assert "Banca delle monete" in it and "Magazzino: 8 risorse" in it and "Mazzo delle Missioni" in it
-    # a Mission card shown in the Craft section and again in the gallery
-    assert en.count("Banners for the Joust") >= 2 and it.count("Stendardi per la Giostra") >= 2
+    # the Mission of the Craft section's diagram is shown there and again in the gallery
+    assert en.count("The King's Sceptre") >= 2 and it.count("Lo Scettro del Re") >= 2
 
 
 def test_cards_in_english(built):
@@ -431,3 +431,87 @@ def test_tokens_fill_the_boards_free_space_all_alike_on_landscape_pages(built):
                     tokens += size == (16, 16)
                     seals += size == (22, 22)
     assert (tokens, seals) == (80, 12)
+
+
+# The seed's numbered diagrams (issue 22): each legend line starts with its number; the words
+# after it wrap beside the card, so only their opening is read back.
+DIAGRAMS = {
+    "it": [("1", "Risorse da spendere"), ("2", "Ricompensa in monete"), ("3", "Carta Tesoro da pescare"),
+           ("4-5", "Simboli che possono"),
+           ("1", "Colore: il mazzo da cui viene (rosso, giallo o blu)"), ("2", "Potere, che usi"),
+           ("3", "Set di appartenenza"), ("4", "Monete che ottieni"),
+           ("1", "Costo in monete per costruire la Stanza"), ("2", "Punti vittoria dati dalla Stanza"),
+           ("3", "Effetto supplementare"),
+           ("1", "Costo in monete per assumere"), ("2", "Punti vittoria dati dallo"),
+           ("3", "Fase in cui si attiva"), ("4", "Effetto supplementare")],
+    "en": [("1", "Resources to spend"), ("2", "Reward in coins"), ("3", "Treasure card drawn"),
+           ("4-5", "Symbols that may"),
+           ("1", "Colour: the deck it comes from (red, yellow or blue)"), ("2", "Power, used by"),
+           ("3", "The set it belongs to"), ("4", "Coins you take"),
+           ("1", "Cost in coins to build the Room"), ("2", "Victory points the Room gives"),
+           ("3", "Extra effect"),
+           ("1", "Cost in coins to hire"), ("2", "Victory points the Specialist"),
+           ("3", "Phase in which the extra"), ("4", "Extra effect")],
+}
+
+
+def _words(path: Path) -> list[tuple[int, float, float, float, str]]:
+    """(page, x0, y0, x1, word) of every word of the PDF, as pdftotext -bbox reads them."""
+    raw = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    out, page = [], 0
+    for line in raw.splitlines():
+        if "<page " in line:
+            page += 1
+        m = re.search(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">(.*)</word>', line)
+        if m:
+            out.append((page, float(m[1]), float(m[2]), float(m[3]), m[4]))
+    return out
+
+
+def _numbered(words, n: str, line: str) -> bool:
+    """Whether a legend line starting with `line` has its number `n` just left of it, on its row."""
+    first = line.split()
+    for i, (page, x0, y0, _x1, word) in enumerate(words):
+        if [w[4] for w in words[i:i + len(first)]] != first:
+            continue
+        if any(p == page and w == n and abs(y - y0) < 4 and 0 < x0 - x1 < 15 for p, _, y, x1, w in words):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_rulebook_diagrams_number_every_card_kind_as_the_seed(built, lang):
+    snapshot, _, out = built[lang]
+    text = _text(out / "rulebook-a4.pdf")
+    words = _words(out / "rulebook-a4.pdf")
+    missing = [f"{n} {line}" for n, line in DIAGRAMS[lang] if line not in text or not _numbered(words, n, line)]
+    assert missing == []
+    by_id = {c.id: c for c in snapshot.cards}
+    caption = {"it": "Esempio di Carta Missione: {}.", "en": "Example of a Mission card: {}."}[lang]
+    assert caption.format(by_id["m-scettro"].name) in text
+
+
+def test_rulebook_example_of_play_computes_its_result_from_the_cards(built):
+    """Three turns: gather what a Mission asks, complete it, discard the yellow Treasure drawn and
+    build the dearest Room the coins pay for; the totals are worked out here from the data."""
+    snapshot = built["it"][0]
+    rules = snapshot.rules
+    mission = next(c for c in snapshot.cards if c.type == "missione" and "risorse2" not in c.fields
+                   and c.fields["tesori"][0] == "giallo" and len(c.fields["risorse"]) == 1
+                   and sum(c.fields["risorse"].values()) <= rules["raccolta_stesso_tipo"])
+    treasure = next(c for c in snapshot.cards if c.type == "tesoro-giallo")
+    power = [e for e in treasure.effects if e.do == "monete"]
+    gain = max(power[0].params["amount"], treasure.fields["monete"]) if power else treasure.fields["monete"]
+    purse = rules["monete_iniziali"] + mission.fields["monete"] + gain
+    rooms = [c for c in snapshot.cards if c.type == "stanza" and c.fields.get("mercato", True)
+             and c.fields["costo"] <= purse]
+    room = max(rooms, key=lambda c: c.fields["costo"])
+    left, points = purse - room.fields["costo"], rules["punti_per_missione"] + room.fields["punti"]
+    assert (mission.id, treasure.id, room.id, purse, left, points) == ("m-vele", "tg-borsa", "cappella", 8, 1, 4)
+    it = _text(built["it"][2] / "rulebook-a4.pdf")
+    en = _text(built["en"][2] / "rulebook-a4.pdf")
+    assert f"Dopo tre turni Anna ha {left} moneta e {points} punti vittoria" in it
+    assert f"After three turns Anna has {left} coin and {points} victory points" in en
+    assert f"ora ne ha {purse}. Costruisce la Stanza {room.name}" in it
+    en_room = next(c for c in built["en"][0].cards if c.id == room.id).name
+    assert f"she now has {purse}. She builds the Room {en_room}" in en
