@@ -179,7 +179,7 @@ def sheet_halves_inked(pdf: Path) -> list[tuple[bool, bool]]:
 # Games whose template has no {% block player_aid %} yet: their booklets may still pad with a
 # blank side, so they are not held to the no-blank-side promise below (the next test keeps this
 # list true: a game that gains a player aid must leave it, and is then tested).
-NO_PLAYER_AID = {"kings-blade", "way-of-the-blade", "knightfall"}
+NO_PLAYER_AID: set[str] = set()
 BOOKLET_CASES = [pytest.param(book, paper, id=f"{book_id(book)}-{paper}")
                  for book in BOOKS for paper in PAPERS if book[0] not in NO_PLAYER_AID]
 
