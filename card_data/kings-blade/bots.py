@@ -42,6 +42,9 @@ class Weights:
 class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
+        # forge's own_gain figures, (table, turn, {(part, metal): gain}): the action of the same
+        # turn reads them again (nothing a figure depends on changes between the two)
+        self._gains: tuple[Table, int, dict[tuple[Part, int], float]] | None = None
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -49,35 +52,37 @@ class Strategy:
         """What pouring `metal` into the player's own `part` is worth to them."""
         card, w = part.card, self.w
         old_has, old_filled = part.has, part.filled
-        old = part_score(card, old_has, old_filled)
+        old = part.score  # part_score(card, old_has, old_filled)
         b = 1 << metal
-        if old_filled >= card.needs:  # it overflows: which metal leaves is the rule's (or ours)
+        needs = card.needs
+        if old_filled >= needs:  # it overflows: which metal leaves is the rule's (or ours)
             has, filled, new = self._after_overflow(t, part, metal, maximise=True)
         else:
             has, filled = old_has | b, old_filled + (2 if card.double & b else 1)
             new = part_score(card, has, filled)
         gain = float(new - old)
-        if old_filled < card.needs:
-            step = min(filled, card.needs) - old_filled
-            gain += w.progress * card.points * step / card.needs
+        if old_filled < needs:
+            step = min(filled, needs) - old_filled
+            gain += w.progress * card.points * step / needs
             if card.type in t.end_types and card.type not in done:
-                gain += w.need * (1.0 if filled >= card.needs else 0.3 * step / card.needs)
-        for kind, entries in card.ability.items():
-            for m, _ in entries:
+                gain += w.need * (1.0 if filled >= needs else 0.3 * step / needs)
+        if has != old_has:  # otherwise no ability switches on
+            for value, m in _utility(card):
                 if has & m and not old_has & m:
-                    gain += UTILITY.get(kind, 0.0)
+                    gain += value
         return gain
 
     def sabotage_gain(self, t: Table, player: Player, part: Part, metal: int, metal_worth: float) -> float:
         """What pouring `metal` into another player's complete `part` is worth: their loss."""
         card = part.card
-        old = part_score(card, part.has, part.filled)
+        old = part.score  # part_score(card, part.has, part.filled)
         has, _, new = self._after_overflow(t, part, metal, maximise=False)
         damage = old - new
-        for kind, entries in card.ability.items():
-            for m, _ in entries:
-                if part.has & m and not has & m:
-                    damage += UTILITY.get(kind, 0.0)
+        old_has = part.has
+        if has != old_has:  # otherwise no ability switches off
+            for value, m in _utility(card):
+                if old_has & m and not has & m:
+                    damage += value
         if damage <= 0:
             return NEVER
         owner_score = t.players[part.owner].score()
@@ -113,9 +118,15 @@ class Strategy:
         done = _done_types(player)
         metals = set(player.hand)
         best, best_value = None, NEVER
+        gains: dict[tuple[Part, int], float] = {}
+        self._gains = (t, t.turn, gains)
         for part in player.parts:
             if metals:
-                value = max(self.own_gain(t, player, part, m, done) for m in metals)
+                values = []
+                for m in metals:
+                    gain = gains[part, m] = self.own_gain(t, player, part, m, done)
+                    values.append(gain)
+                value = max(values)
             else:  # nothing to pour: keep the token where the next pours will go
                 value = 0.1 if part.filled < part.card.needs else -0.1
             if part.filled >= part.card.needs:
@@ -137,7 +148,9 @@ class Strategy:
         best_value, best = self._best_take(t, player)
         if t.can_restock() and best_value < 0 and len(player.parts) < self.w.max_parts:
             best_value, best = 0.0, ("restock",)
-        pour_value, pour = self._best_pour(t, player)
+        memo = self._gains
+        self._gains = None
+        pour_value, pour = self._best_pour(t, player, memo[2] if memo and memo[0] is t and memo[1] == t.turn else None)
         if pour is not None and pour_value > best_value:
             best_value, best = pour_value, pour
         if t.mine and t.room(player) > 0:
@@ -198,17 +211,27 @@ class Strategy:
         incomplete = sum(1 for p in player.parts if p.filled < p.card.needs
                          and (p.card.points or p.card.type in t.end_types))
         best_value, best = NEVER, None
-        for i, card in enumerate(t.market):
-            value = self.take_value(t, player, card, types_held, incomplete)
-            if value > best_value:
-                best_value, best = value, ("take", i)
+        w = self.w
+        if len(player.parts) < w.max_parts:  # take_value, inlined
+            end_types, spread = t.end_types, w.spread * incomplete
+            for i, card in enumerate(t.market):
+                value = card.appeal
+                ctype = card.type
+                if ctype in end_types and ctype not in types_held:
+                    value += w.need
+                elif ctype in types_held:
+                    value -= w.duplicate
+                value -= spread
+                if value > best_value:
+                    best_value, best = value, ("take", i)
+        # else every take is worth NEVER, which is not more than best_value
         if t.market_pile and player.ability("market_peek"):
             value = self.take_value(t, player, t.market_pile[-1], types_held, incomplete)
             if value > best_value:
                 best_value, best = value, ("top",)
         return best_value, best
 
-    def _best_pour(self, t: Table, player: Player):
+    def _best_pour(self, t: Table, player: Player, gains: dict[tuple[Part, int], float] | None = None):
         if not player.hand:
             return NEVER, None
         done = _done_types(player)
@@ -223,7 +246,9 @@ class Strategy:
             seen.add(metal)
             worth = 0.0
             for part in own_targets:
-                value = self.own_gain(t, player, part, metal, done)
+                value = gains.get((part, metal)) if gains else None
+                if value is None:
+                    value = self.own_gain(t, player, part, metal, done)
                 worth = max(worth, value)
                 if value > best_value:
                     best_value, best = value, ("pour", h, part)
@@ -269,6 +294,14 @@ class RandomPlayer:
 
     def wants_end(self, t: Table, player: Player) -> bool:
         return t.rng.random() < 0.25
+
+
+def _utility(card: CardRule) -> tuple[tuple[float, int], ...]:
+    """(what the ability is worth, its metal mask) for each of the card's abilities, in order (kept on the card)."""
+    utility = card.utility
+    if utility is None:
+        utility = card.utility = tuple((UTILITY.get(kind, 0.0), m) for kind, m, _ in card.abilities)
+    return utility
 
 
 def _done_types(player: Player) -> set[str]:
