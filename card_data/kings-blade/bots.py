@@ -39,17 +39,37 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
+# own_gain's figures without an overflow, per bot weights: (card, mask, filled, metal, needed) ->
+# gain. Bounded by the cards' states, so memory stays flat however many games a worker plays.
+_GAINS: dict[Weights, dict[tuple, float]] = {}
+# _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
+_OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
+
+
 class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         # forge's own_gain figures, (table, turn, {(part, metal): gain}): the action of the same
         # turn reads them again (nothing a figure depends on changes between the two)
         self._gains: tuple[Table, int, dict[tuple[Part, int], float]] | None = None
+        self._gains_memo = _GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
     def own_gain(self, t: Table, player: Player, part: Part, metal: int, done: set[str]) -> float:
         """What pouring `metal` into the player's own `part` is worth to them."""
+        card = part.card
+        if part.filled >= card.needs:  # an overflow: the figure depends on the metals' order
+            return self._own_gain(t, part, metal, done)
+        # otherwise it depends only on the card, its metals' mask and count, the metal and whether
+        # the end condition still asks for the card's type: figured once per worker and weights
+        key = (card, part.has, part.filled, metal, card.type in t.end_types and card.type not in done)
+        gain = self._gains_memo.get(key)
+        if gain is None:
+            gain = self._gains_memo[key] = self._own_gain(t, part, metal, done)
+        return gain
+
+    def _own_gain(self, t: Table, part: Part, metal: int, done: set[str]) -> float:
         card, w = part.card, self.w
         old_has, old_filled = part.has, part.filled
         old = part.score  # part_score(card, old_has, old_filled)
@@ -91,6 +111,13 @@ class Strategy:
         return self.w.sabotage * damage * lead + bonus - 0.5 * metal_worth
 
     def _after_overflow(self, t: Table, part: Part, metal: int, maximise: bool):
+        key = (part.card, tuple(part.metals), metal, maximise, t.earliest_out)
+        found = _OVERFLOWS.get(key)
+        if found is None:
+            found = _OVERFLOWS[key] = self._overflow(t, part, metal, maximise)
+        return found
+
+    def _overflow(self, t: Table, part: Part, metal: int, maximise: bool) -> tuple[int, int, int]:
         metals = part.metals + [metal]
         options = [0] if t.earliest_out else range(len(metals))
         best = None

@@ -342,7 +342,7 @@ class Table:
 
     def can_end(self, player: Player) -> bool:
         end_types = self.end_types
-        if not end_types:
+        if not end_types or len(player.parts) < len(end_types):  # done is a part of parts
             return False
         done = [p.card.type for p in player.parts if p.filled >= p.card.needs]
         if len(done) < len(end_types):
