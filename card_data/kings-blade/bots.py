@@ -49,9 +49,6 @@ _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
-        # forge's own_gain figures, (table, turn, {(part, metal): gain}): the action of the same
-        # turn reads them again (nothing a figure depends on changes between the two)
-        self._gains: tuple[Table, int, dict[tuple[Part, int], float]] | None = None
         self._gains_memo = _GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
@@ -145,18 +142,25 @@ class Strategy:
         done = _done_types(player)
         metals = set(player.hand)
         best, best_value = None, NEVER
-        gains: dict[tuple[Part, int], float] = {}
-        self._gains = (t, t.turn, gains)
+        memo, end_types = self._gains_memo, t.end_types
         for part in player.parts:
-            if metals:
+            card, filled = part.card, part.filled
+            complete = filled >= card.needs
+            if not metals:  # nothing to pour: keep the token where the next pours will go
+                value = -0.1 if complete else 0.1
+            elif complete:
+                value = max([self._own_gain(t, part, m, done) for m in metals])
+            else:  # own_gain, inlined
+                has, needed = part.has, card.type in end_types and card.type not in done
                 values = []
                 for m in metals:
-                    gain = gains[part, m] = self.own_gain(t, player, part, m, done)
+                    key = (card, has, filled, m, needed)
+                    gain = memo.get(key)
+                    if gain is None:
+                        gain = memo[key] = self._own_gain(t, part, m, done)
                     values.append(gain)
                 value = max(values)
-            else:  # nothing to pour: keep the token where the next pours will go
-                value = 0.1 if part.filled < part.card.needs else -0.1
-            if part.filled >= part.card.needs:
+            if complete:
                 value -= 0.5  # a complete card under the token can be made to overflow
             if value > best_value:
                 best, best_value = part, value
@@ -175,9 +179,7 @@ class Strategy:
         best_value, best = self._best_take(t, player)
         if t.can_restock() and best_value < 0 and len(player.parts) < self.w.max_parts:
             best_value, best = 0.0, ("restock",)
-        memo = self._gains
-        self._gains = None
-        pour_value, pour = self._best_pour(t, player, memo[2] if memo and memo[0] is t and memo[1] == t.turn else None)
+        pour_value, pour = self._best_pour(t, player)
         if pour is not None and pour_value > best_value:
             best_value, best = pour_value, pour
         if t.mine and t.room(player) > 0:
@@ -233,14 +235,19 @@ class Strategy:
     # -- helpers ------------------------------------------------------------------------------
 
     def _best_take(self, t: Table, player: Player):
-        types_held = {p.card.type for p in player.parts}
+        types_held = set()
         # parts that still want metal: incomplete ones that pay for completion or end the game
-        incomplete = sum(1 for p in player.parts if p.filled < p.card.needs
-                         and (p.card.points or p.card.type in t.end_types))
+        incomplete = 0
+        end_types = t.end_types
+        for p in player.parts:
+            card = p.card
+            types_held.add(card.type)
+            if p.filled < card.needs and (card.points or card.type in end_types):
+                incomplete += 1
         best_value, best = NEVER, None
         w = self.w
         if len(player.parts) < w.max_parts:  # take_value, inlined
-            end_types, spread = t.end_types, w.spread * incomplete
+            spread = w.spread * incomplete
             for i, card in enumerate(t.market):
                 value = card.appeal
                 ctype = card.type
@@ -258,7 +265,7 @@ class Strategy:
                 best_value, best = value, ("top",)
         return best_value, best
 
-    def _best_pour(self, t: Table, player: Player, gains: dict[tuple[Part, int], float] | None = None):
+    def _best_pour(self, t: Table, player: Player):
         if not player.hand:
             return NEVER, None
         done = _done_types(player)
@@ -273,9 +280,7 @@ class Strategy:
             seen.add(metal)
             worth = 0.0
             for part in own_targets:
-                value = gains.get((part, metal)) if gains else None
-                if value is None:
-                    value = self.own_gain(t, player, part, metal, done)
+                value = self.own_gain(t, player, part, metal, done)
                 worth = max(worth, value)
                 if value > best_value:
                     best_value, best = value, ("pour", h, part)
