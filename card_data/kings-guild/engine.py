@@ -161,13 +161,13 @@ class Player:
         self.discount_specialists = 0
         # total() and has() answers, kept while the player's Rooms and Specialists stay as they are
         # (both only grow, so their counts say when the answers are stale)
-        self._answers: dict[tuple, Any] = {}
-        self._answered_for = (0, 0)
+        self._answers: dict[Any, Any] = {}
+        self._answered_rooms = self._answered_specialists = 0
 
-    def _answers_now(self) -> dict[tuple, Any]:
-        now = (len(self.rooms), len(self.specialists))
-        if now != self._answered_for:
-            self._answers, self._answered_for = {}, now
+    def _answers_now(self) -> dict[Any, Any]:
+        if len(self.rooms) != self._answered_rooms or len(self.specialists) != self._answered_specialists:
+            self._answers = {}
+            self._answered_rooms, self._answered_specialists = len(self.rooms), len(self.specialists)
         return self._answers
 
     def sources(self, table):
@@ -179,7 +179,7 @@ class Player:
 
     def total(self, table, kind: str, **match) -> int:
         answers = self._answers_now()
-        key = (kind, True, *match.items())
+        key = (kind, *match.items()) if match else kind
         found = answers.get(key)
         if found is None:
             found = answers[key] = sum(p.get("amount", 1) for fx in self.sources(table) for k, p in fx
@@ -188,7 +188,7 @@ class Player:
 
     def has(self, table, kind: str, **match) -> bool:
         answers = self._answers_now()
-        key = (kind, False, *match.items())
+        key = (False, kind, *match.items())
         found = answers.get(key)
         if found is None:
             found = answers[key] = any(k == kind and all(p.get(a) == b for a, b in match.items())
@@ -282,7 +282,11 @@ class Game:
         discount = p.total(self.t, "missione_sconto")
         pay = dict(need)
         if not discount:  # nothing to spend: the two loops below change nothing
-            return pay, sum(max(0, n - p.res[r]) for r, n in pay.items())
+            res, short = p.res, 0
+            for r, n in need.items():
+                if n > res[r]:
+                    short += n - res[r]
+            return pay, short
         for r in sorted(pay, key=lambda r: p.res[r] - pay[r]):  # the scarcest first
             while discount and pay[r] > p.res[r]:
                 pay[r] -= 1
