@@ -182,8 +182,9 @@ class Strategy:
         pour_value, pour = self._best_pour(t, player)
         if pour is not None and pour_value > best_value:
             best_value, best = pour_value, pour
-        if t.mine and t.room(player) > 0:
-            drawn = t.mine_draw_count(player)
+        room = t.room(player) if t.mine else 0
+        if room > 0:
+            drawn = t.mine_draw_count(player, room)
             value = 0.35 * drawn + (3.0 if not player.hand else 0.0)
             if value > best_value:
                 best_value, best = value, ("mine",)

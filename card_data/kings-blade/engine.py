@@ -373,10 +373,12 @@ class Table:
     def can_restock(self) -> bool:
         return bool(self.market_pile or (self.reshuffle and self.market_discard))
 
-    def mine_draw_count(self, player: Player) -> int:
+    def mine_draw_count(self, player: Player, room: int | None = None) -> int:
         """Metals the mine action would draw now: one (or a full hand), within the hand limit, then
-        the extra metals of mine_bonus, which overrule the limit under effect_draws: beyond_hand_limit."""
-        room = self.room(player)
+        the extra metals of mine_bonus, which overrule the limit under effect_draws: beyond_hand_limit.
+        `room`: the player's room(), when the caller knows it already."""
+        if room is None:
+            room = self.room(player)
         base = room if self.fill_hand and self.hand_base is not None else min(1, room)
         if base <= 0:
             return 0  # the mine action needs room in the hand; the effect only adds to a draw
@@ -577,9 +579,10 @@ class Table:
             return None
         # end_timing: any_time lets every player end after any action; own_turn only the player
         # whose turn it was, after their own action
+        fewest = len(self.end_types)  # can_end needs at least as many parts
         for step in range(self.n if self.end_any_time else 1):
             player = self.players[(current + step) % self.n]
-            if self.can_end(player) and player.bot.wants_end(self, player):
+            if len(player.parts) >= fewest and self.can_end(player) and player.bot.wants_end(self, player):
                 return player.seat
         return None
 
