@@ -39,45 +39,67 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
+# own_gain's figures without an overflow, per bot weights: (card, mask, filled, metal, needed) ->
+# gain. Bounded by the cards' states, so memory stays flat however many games a worker plays.
+_GAINS: dict[Weights, dict[tuple, float]] = {}
+# _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
+_OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
+
+
 class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
+        self._gains_memo = _GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
     def own_gain(self, t: Table, player: Player, part: Part, metal: int, done: set[str]) -> float:
         """What pouring `metal` into the player's own `part` is worth to them."""
+        card = part.card
+        if part.filled >= card.needs:  # an overflow: the figure depends on the metals' order
+            return self._own_gain(t, part, metal, done)
+        # otherwise it depends only on the card, its metals' mask and count, the metal and whether
+        # the end condition still asks for the card's type: figured once per worker and weights
+        key = (card, part.has, part.filled, metal, card.type in t.end_types and card.type not in done)
+        gain = self._gains_memo.get(key)
+        if gain is None:
+            gain = self._gains_memo[key] = self._own_gain(t, part, metal, done)
+        return gain
+
+    def _own_gain(self, t: Table, part: Part, metal: int, done: set[str]) -> float:
         card, w = part.card, self.w
         old_has, old_filled = part.has, part.filled
-        old = part_score(card, old_has, old_filled)
+        old = part.score  # part_score(card, old_has, old_filled)
         b = 1 << metal
-        if old_filled >= card.needs:  # it overflows: which metal leaves is the rule's (or ours)
+        needs = card.needs
+        if old_filled >= needs:  # it overflows: which metal leaves is the rule's (or ours)
             has, filled, new = self._after_overflow(t, part, metal, maximise=True)
         else:
             has, filled = old_has | b, old_filled + (2 if card.double & b else 1)
             new = part_score(card, has, filled)
         gain = float(new - old)
-        if old_filled < card.needs:
-            step = min(filled, card.needs) - old_filled
-            gain += w.progress * card.points * step / card.needs
+        if old_filled < needs:
+            step = min(filled, needs) - old_filled
+            gain += w.progress * card.points * step / needs
             if card.type in t.end_types and card.type not in done:
-                gain += w.need * (1.0 if filled >= card.needs else 0.3 * step / card.needs)
-        for kind, entries in card.ability.items():
-            for m, _ in entries:
+                gain += w.need * (1.0 if filled >= needs else 0.3 * step / needs)
+        if has != old_has:  # otherwise no ability switches on
+            for value, m in _utility(card):
                 if has & m and not old_has & m:
-                    gain += UTILITY.get(kind, 0.0)
+                    gain += value
         return gain
 
     def sabotage_gain(self, t: Table, player: Player, part: Part, metal: int, metal_worth: float) -> float:
         """What pouring `metal` into another player's complete `part` is worth: their loss."""
         card = part.card
-        old = part_score(card, part.has, part.filled)
+        old = part.score  # part_score(card, part.has, part.filled)
         has, _, new = self._after_overflow(t, part, metal, maximise=False)
         damage = old - new
-        for kind, entries in card.ability.items():
-            for m, _ in entries:
-                if part.has & m and not has & m:
-                    damage += UTILITY.get(kind, 0.0)
+        old_has = part.has
+        if has != old_has:  # otherwise no ability switches off
+            for value, m in _utility(card):
+                if old_has & m and not has & m:
+                    damage += value
         if damage <= 0:
             return NEVER
         owner_score = t.players[part.owner].score()
@@ -86,6 +108,13 @@ class Strategy:
         return self.w.sabotage * damage * lead + bonus - 0.5 * metal_worth
 
     def _after_overflow(self, t: Table, part: Part, metal: int, maximise: bool):
+        key = (part.card, tuple(part.metals), metal, maximise, t.earliest_out)
+        found = _OVERFLOWS.get(key)
+        if found is None:
+            found = _OVERFLOWS[key] = self._overflow(t, part, metal, maximise)
+        return found
+
+    def _overflow(self, t: Table, part: Part, metal: int, maximise: bool) -> tuple[int, int, int]:
         metals = part.metals + [metal]
         options = [0] if t.earliest_out else range(len(metals))
         best = None
@@ -113,12 +142,25 @@ class Strategy:
         done = _done_types(player)
         metals = set(player.hand)
         best, best_value = None, NEVER
+        memo, end_types = self._gains_memo, t.end_types
         for part in player.parts:
-            if metals:
-                value = max(self.own_gain(t, player, part, m, done) for m in metals)
-            else:  # nothing to pour: keep the token where the next pours will go
-                value = 0.1 if part.filled < part.card.needs else -0.1
-            if part.filled >= part.card.needs:
+            card, filled = part.card, part.filled
+            complete = filled >= card.needs
+            if not metals:  # nothing to pour: keep the token where the next pours will go
+                value = -0.1 if complete else 0.1
+            elif complete:
+                value = max([self._own_gain(t, part, m, done) for m in metals])
+            else:  # own_gain, inlined
+                has, needed = part.has, card.type in end_types and card.type not in done
+                values = []
+                for m in metals:
+                    key = (card, has, filled, m, needed)
+                    gain = memo.get(key)
+                    if gain is None:
+                        gain = memo[key] = self._own_gain(t, part, m, done)
+                    values.append(gain)
+                value = max(values)
+            if complete:
                 value -= 0.5  # a complete card under the token can be made to overflow
             if value > best_value:
                 best, best_value = part, value
@@ -140,8 +182,9 @@ class Strategy:
         pour_value, pour = self._best_pour(t, player)
         if pour is not None and pour_value > best_value:
             best_value, best = pour_value, pour
-        if t.mine and t.room(player) > 0:
-            drawn = t.mine_draw_count(player)
+        room = t.room(player) if t.mine else 0
+        if room > 0:
+            drawn = t.mine_draw_count(player, room)
             value = 0.35 * drawn + (3.0 if not player.hand else 0.0)
             if value > best_value:
                 best_value, best = value, ("mine",)
@@ -193,15 +236,30 @@ class Strategy:
     # -- helpers ------------------------------------------------------------------------------
 
     def _best_take(self, t: Table, player: Player):
-        types_held = {p.card.type for p in player.parts}
+        types_held = set()
         # parts that still want metal: incomplete ones that pay for completion or end the game
-        incomplete = sum(1 for p in player.parts if p.filled < p.card.needs
-                         and (p.card.points or p.card.type in t.end_types))
+        incomplete = 0
+        end_types = t.end_types
+        for p in player.parts:
+            card = p.card
+            types_held.add(card.type)
+            if p.filled < card.needs and (card.points or card.type in end_types):
+                incomplete += 1
         best_value, best = NEVER, None
-        for i, card in enumerate(t.market):
-            value = self.take_value(t, player, card, types_held, incomplete)
-            if value > best_value:
-                best_value, best = value, ("take", i)
+        w = self.w
+        if len(player.parts) < w.max_parts:  # take_value, inlined
+            spread = w.spread * incomplete
+            for i, card in enumerate(t.market):
+                value = card.appeal
+                ctype = card.type
+                if ctype in end_types and ctype not in types_held:
+                    value += w.need
+                elif ctype in types_held:
+                    value -= w.duplicate
+                value -= spread
+                if value > best_value:
+                    best_value, best = value, ("take", i)
+        # else every take is worth NEVER, which is not more than best_value
         if t.market_pile and player.ability("market_peek"):
             value = self.take_value(t, player, t.market_pile[-1], types_held, incomplete)
             if value > best_value:
@@ -269,6 +327,14 @@ class RandomPlayer:
 
     def wants_end(self, t: Table, player: Player) -> bool:
         return t.rng.random() < 0.25
+
+
+def _utility(card: CardRule) -> tuple[tuple[float, int], ...]:
+    """(what the ability is worth, its metal mask) for each of the card's abilities, in order (kept on the card)."""
+    utility = card.utility
+    if utility is None:
+        utility = card.utility = tuple((UTILITY.get(kind, 0.0), m) for kind, m, _ in card.abilities)
+    return utility
 
 
 def _done_types(player: Player) -> set[str]:

@@ -173,7 +173,8 @@ def fill(card: CardRule, metals: list[int]) -> tuple[int, int]:
 class CardRule:
     """One sword-part card, ready for play: bit masks instead of metal names."""
 
-    __slots__ = ("ability", "appeal", "double", "id", "index", "name", "needs", "points", "ppm", "pts", "type")
+    __slots__ = ("ability", "abilities", "appeal", "double", "id", "index", "name", "needs", "points", "ppm", "pts",
+                 "type", "utility")
 
     def __init__(self, index: int, data: dict[str, Any]):
         self.index = index
@@ -188,6 +189,9 @@ class CardRule:
                 self.double |= m
             elif kind in ABILITY_KINDS and m:
                 self.ability[kind] = self.ability.get(kind, ()) + ((m, amount),)
+        # every (kind, metal mask, amount) of its abilities, in the order of `ability`
+        self.abilities = tuple((kind, m, a) for kind, entries in self.ability.items() for m, a in entries)
+        self.utility: tuple | None = None  # the bots' figures per ability (bots.py fills it on first use)
         # what the card promises, per metal it needs: how the bots judge a market card
         best_effect = max([a for _, a in self.pts] + [2 * a for _, a in self.ppm] + [0])
         self.appeal = (self.points + 0.5 * best_effect + 0.3 * len(self.ability)) / self.needs
@@ -199,13 +203,14 @@ class CardRule:
 class Part:
     """A sword part in a player's forge and the metals poured into it, earliest first."""
 
-    __slots__ = ("card", "filled", "has", "metals", "owner")
+    __slots__ = ("abilities", "card", "filled", "has", "metals", "owner", "score")
 
     def __init__(self, card: CardRule, owner: int):
         self.card, self.owner = card, owner
         self.metals: list[int] = []
         self.filled = 0  # metals counted towards completion (counts_double counts 2)
         self.has = 0  # bit mask of the metals it holds
+        self.derive()
 
     @property
     def complete(self) -> bool:
@@ -213,13 +218,20 @@ class Part:
 
     def refresh(self) -> None:
         self.has, self.filled = fill(self.card, self.metals)
+        self.derive()
+
+    def derive(self) -> None:
+        """The sword points and the switched-on abilities of `has` and `filled` (after every change)."""
+        card, has = self.card, self.has
+        self.score = part_score(card, has, self.filled)
+        abilities: dict[str, int] = {}
+        for kind, m, amount in card.abilities:
+            if has & m:
+                abilities[kind] = abilities.get(kind, 0) + amount
+        self.abilities = abilities
 
     def ability(self, kind: str) -> int:
-        total = 0
-        for m, amount in self.card.ability.get(kind, ()):
-            if self.has & m:
-                total += amount
-        return total
+        return self.abilities.get(kind, 0)
 
 
 def part_score(card: CardRule, metals_mask: int, filled: int) -> int:
@@ -248,13 +260,14 @@ class Player:
     def ability(self, kind: str) -> int:
         total = 0
         for part in self.parts:
-            for m, amount in part.card.ability.get(kind, ()):
-                if part.has & m:
-                    total += amount
+            total += part.abilities.get(kind, 0)
         return total
 
     def score(self) -> int:
-        return sum(part_score(p.card, p.has, p.filled) for p in self.parts)
+        total = 0
+        for part in self.parts:
+            total += part.score
+        return total
 
 
 class Table:
@@ -323,16 +336,21 @@ class Table:
         return self.hand_base + player.ability("hand_limit")
 
     def room(self, player: Player) -> int:
-        limit = self.hand_limit(player)
-        return 1 << 30 if limit is None else max(0, limit - len(player.hand))
+        if self.hand_base is None:
+            return 1 << 30
+        return max(0, self.hand_base + player.ability("hand_limit") - len(player.hand))
 
     def can_end(self, player: Player) -> bool:
-        if not self.end_types:
+        end_types = self.end_types
+        if not end_types or len(player.parts) < len(end_types):  # done is a part of parts
             return False
         done = [p.card.type for p in player.parts if p.filled >= p.card.needs]
-        if len(done) < len(self.end_types):
+        if len(done) < len(end_types):
             return False
-        return all(t in done for t in self.end_types)
+        for t in end_types:
+            if t not in done:
+                return False
+        return True
 
     def pour_targets(self, player: Player) -> list[Part]:
         """Cards `player` may pour into: any card with a forge token (a complete one of another
@@ -355,10 +373,12 @@ class Table:
     def can_restock(self) -> bool:
         return bool(self.market_pile or (self.reshuffle and self.market_discard))
 
-    def mine_draw_count(self, player: Player) -> int:
+    def mine_draw_count(self, player: Player, room: int | None = None) -> int:
         """Metals the mine action would draw now: one (or a full hand), within the hand limit, then
-        the extra metals of mine_bonus, which overrule the limit under effect_draws: beyond_hand_limit."""
-        room = self.room(player)
+        the extra metals of mine_bonus, which overrule the limit under effect_draws: beyond_hand_limit.
+        `room`: the player's room(), when the caller knows it already."""
+        if room is None:
+            room = self.room(player)
         base = room if self.fill_hand and self.hand_base is not None else min(1, room)
         if base <= 0:
             return 0  # the mine action needs room in the hand; the effect only adds to a draw
@@ -440,6 +460,7 @@ class Table:
             b = 1 << metal
             part.has |= b
             part.filled += 2 if part.card.double & b else 1
+            part.derive()
             return
         # overflow: the card was complete, one metal pours out
         self.overflows += 1
@@ -558,9 +579,10 @@ class Table:
             return None
         # end_timing: any_time lets every player end after any action; own_turn only the player
         # whose turn it was, after their own action
+        fewest = len(self.end_types)  # can_end needs at least as many parts
         for step in range(self.n if self.end_any_time else 1):
             player = self.players[(current + step) % self.n]
-            if self.can_end(player) and player.bot.wants_end(self, player):
+            if len(player.parts) >= fewest and self.can_end(player) and player.bot.wants_end(self, player):
                 return player.seat
         return None
 

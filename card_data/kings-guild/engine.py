@@ -124,6 +124,25 @@ def compile_table(snapshot) -> dict[str, Any]:
     }
 
 
+_NEIGHBOURS: dict[tuple, list[frozenset[int]]] = {}
+
+
+def _neighbours(cells: list[tuple[int, int]]) -> list[frozenset[int]]:
+    """For each cell of the room grid, the cells next to it (one step across or down), once per grid."""
+    key = tuple(cells)
+    found = _NEIGHBOURS.get(key)
+    if found is None:
+        found = _NEIGHBOURS[key] = [frozenset(j for j, (r2, c2) in enumerate(cells) if abs(r - r2) + abs(c - c2) == 1)
+                                    for r, c in cells]
+    return found
+
+
+def _cell_index(key: int, size: int) -> int:
+    if key < -size:
+        raise IndexError("list index out of range")
+    return key + size
+
+
 class Player:
     def __init__(self, guild: str, table: dict[str, Any]):
         self.guild = guild
@@ -140,6 +159,16 @@ class Player:
         self.statue = False
         self.discount_rooms = 0  # this turn, from a discarded Treasure
         self.discount_specialists = 0
+        # total() and has() answers, kept while the player's Rooms and Specialists stay as they are
+        # (both only grow, so their counts say when the answers are stale)
+        self._answers: dict[Any, Any] = {}
+        self._answered_rooms = self._answered_specialists = 0
+
+    def _answers_now(self) -> dict[Any, Any]:
+        if len(self.rooms) != self._answered_rooms or len(self.specialists) != self._answered_specialists:
+            self._answers = {}
+            self._answered_rooms, self._answered_specialists = len(self.rooms), len(self.specialists)
+        return self._answers
 
     def sources(self, table):
         yield table["guilds"][self.guild]["fx"]
@@ -149,12 +178,22 @@ class Player:
             yield s["fx"]
 
     def total(self, table, kind: str, **match) -> int:
-        return sum(p.get("amount", 1) for fx in self.sources(table) for k, p in fx
-                   if k == kind and all(p.get(a) == b for a, b in match.items()))
+        answers = self._answers_now()
+        key = (kind, *match.items()) if match else kind
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = sum(p.get("amount", 1) for fx in self.sources(table) for k, p in fx
+                                       if k == kind and all(p.get(a) == b for a, b in match.items()))
+        return found
 
     def has(self, table, kind: str, **match) -> bool:
-        return any(k == kind and all(p.get(a) == b for a, b in match.items())
-                   for fx in self.sources(table) for k, p in fx)
+        answers = self._answers_now()
+        key = (False, kind, *match.items())
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = any(k == kind and all(p.get(a) == b for a, b in match.items())
+                                       for fx in self.sources(table) for k, p in fx)
+        return found
 
     def stored(self) -> int:
         return sum(self.res.values())
@@ -189,6 +228,8 @@ class Game:
         self.last_turns: int | None = None  # set when the Offering is drawn: turns left
         self.tallies: dict[str, int] = {}
         self.cells = [(r, c) for r, row in enumerate(t["grid"]) for c, ch in enumerate(row)]
+        self.neighbours = _neighbours(self.cells)
+        self.needs: dict[int, dict[str, int]] = {}  # id(mission) -> what its sets ask for, summed
         self.hall = next(i for i, (r, c) in enumerate(self.cells) if t["grid"][r][c] == "S")
         self.funeral_round: int | None = None
         self.turn = 0
@@ -214,11 +255,13 @@ class Game:
 
     def free_cells(self, p: Player) -> list[int]:
         taken = set(p.rooms) | {self.hall}
-        out = []
-        for i, (r, c) in enumerate(self.cells):
-            if i not in taken and any(abs(r - r2) + abs(c - c2) == 1 for r2, c2 in (self.cells[j] for j in taken)):
-                out.append(i)
-        return out
+        size = len(self.cells)
+        # the cells next to a taken one (a Room beside the board, key -1 - k, stands for cell
+        # size - 1 - k here, as Python's negative index has always read it)
+        near = set()
+        for j in taken:
+            near.update(self.neighbours[j if j >= 0 else _cell_index(j, size)])
+        return [i for i in range(size) if i in near and i not in taken]
 
     def room_price(self, p: Player, room: dict[str, Any]) -> int:
         return max(0, room["costo"] - p.total(self.t, "sconto_stanze") - p.discount_rooms)
@@ -230,12 +273,20 @@ class Game:
     def mission_need(self, p: Player, mission: dict[str, Any]) -> tuple[dict[str, int], int] | None:
         """What paying the whole Mission takes from p's board (its discount spent on what p lacks
         first), and the shortfall left; None when the discount cannot cover it."""
-        need: dict[str, int] = {}
-        for s in mission["sets"]:
-            for r, n in s.items():
-                need[r] = need.get(r, 0) + n
+        need = self.needs.get(id(mission))
+        if need is None:
+            need = self.needs[id(mission)] = {}
+            for s in mission["sets"]:
+                for r, n in s.items():
+                    need[r] = need.get(r, 0) + n
         discount = p.total(self.t, "missione_sconto")
         pay = dict(need)
+        if not discount:  # nothing to spend: the two loops below change nothing
+            res, short = p.res, 0
+            for r, n in need.items():
+                if n > res[r]:
+                    short += n - res[r]
+            return pay, short
         for r in sorted(pay, key=lambda r: p.res[r] - pay[r]):  # the scarcest first
             while discount and pay[r] > p.res[r]:
                 pay[r] -= 1
