@@ -142,7 +142,8 @@ def test_a_players_rulebook_template_asking_for_a_question_box_stops(cli, projec
     with one line saying what to do instead."""
     template = project_copy / "templates/way-of-the-blade/rulebook.html.j2"
     text = template.read_text(encoding="utf-8")
-    template.write_text(text.replace("<h3>The deal</h3>", '<h3>The deal</h3>\n{% call rb.aside("question", "who deals?") %}<p>x</p>{% endcall %}', 1),
+    assert "{% block rules %}" in text
+    template.write_text(text.replace("{% block rules %}", '{% block rules %}\n{% call rb.aside("question", "who deals?") %}<p>x</p>{% endcall %}', 1),
                         encoding="utf-8")
     for command in (("validate", "--game", "way-of-the-blade"),
                     ("build", "--game", "way-of-the-blade", "--paper", "a4", "--no-png", "--out", "o")):
