@@ -395,10 +395,10 @@ def test_game_without_simulation_hook(cli):
                                   "simulator (docs/simulate.md shows how to add them to card_data/knightfall/)")
 
 
-def test_report_is_self_contained_and_deterministic(cli, tmp_path):
+def test_report_is_self_contained_and_deterministic(cli, tmp_path, project_copy):
     path = tmp_path / "report.html"
     result = cli("simulate", "--compare", "3", "3.1", "--games", "40", "--claim-games", "20", "--jobs", "1",
-                 "--format", "json", "--report", str(path))
+                 "--format", "json", "--report", str(path), cwd=project_copy)
     assert result.code == 0, result.err
     html = path.read_text()
     # the same figures give the same bytes

@@ -72,10 +72,10 @@ def test_one_true_king_simulates_with_its_own_bots_and_figures(cli):
     assert len(r["cards"]) == 40
 
 
-def test_one_true_king_report_draws_its_own_plots(cli, tmp_path):
+def test_one_true_king_report_draws_its_own_plots(cli, tmp_path, project_copy):
     report = tmp_path / "otk.html"
     result = cli("simulate", "--game", "one-true-king", "--players", "2", "--games", "40", "--jobs", "1",
-                 "--bots", "cautious,random", "--report", str(report), "--no-claims")
+                 "--bots", "cautious,random", "--report", str(report), "--no-claims", cwd=project_copy)
     assert result.code == 0, result.err
     html = report.read_text()
     assert "Win rate of the player with the advantage" in html and "Cards still fighting" in html

@@ -61,10 +61,10 @@ def test_every_player_count_plays(cli, players):
     assert sum(g["games"] for g in r["guild_wins"].values()) == players * r["ended"]["count"]
 
 
-def test_report_draws_the_games_own_plots(cli, tmp_path):
+def test_report_draws_the_games_own_plots(cli, tmp_path, project_copy):
     report = tmp_path / "kg.html"
     result = cli("simulate", "--game", "kings-guild", "--players", "3", "--games", "30", "--jobs", "1",
-                 "--report", str(report), "--claim-games", "30")
+                 "--report", str(report), "--claim-games", "30", cwd=project_copy)
     assert result.code == 0, result.err
     html = report.read_text()
     assert "Points per player, by scoring source" in html and "Win rate by Guild" in html

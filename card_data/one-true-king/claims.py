@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgen.simulate import stats
+from cardgen.simulate.contract import measured_claim as _claim
 
 
 def answer_all(sim, ask) -> list[dict[str, Any]]:
@@ -34,14 +35,3 @@ def answer_all(sim, ask) -> list[dict[str, Any]]:
                evidence=stats.never(ran, r["games"], label="games that began above the limit"),
                rests_on=(("set_up_sums",), ("overwrite",))),
     ]
-
-
-def _claim(ask, cid: str, says: str, *, figure: str, evidence: dict[str, Any],
-           rests_on: tuple[tuple[str, ...], ...]) -> dict[str, Any]:
-    found = []
-    for info in ask.snapshot().chain:
-        for text in info.notes.choices:
-            if any(all(k.lower() in text.lower() for k in keys) for keys in rests_on):
-                found.append({"version": info.id, "choice": text})
-    return {"id": cid, "version": ask.version, "made_in": "1", "says": says, "source": "a designer's question",
-            "kind": "measured", "figure": figure, "detail": "", "rests_on": found, "values": {}, "evidence": evidence}

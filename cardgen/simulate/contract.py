@@ -71,3 +71,17 @@ class SimulationPlugin(Protocol):
     """The hook a game's plug-in module (card_data/<game>/plugin.py) defines to be simulated."""
 
     def simulation(self, snapshot: Any) -> Simulation: ...
+
+
+def measured_claim(ask: Any, cid: str, says: str, *, figure: str, evidence: dict[str, Any],
+                   rests_on: tuple[tuple[str, ...], ...] = (), made_in: str = "1") -> dict[str, Any]:
+    """A claim a plug-in measured, in the shape `claims()` returns: `evidence` from
+    cardgen.simulate.stats, and the version chain's notes.choices that contain every keyword of
+    one of the `rests_on` groups (the data choices the verdict rests on)."""
+    found = []
+    for info in ask.snapshot().chain:
+        for text in info.notes.choices:
+            if any(all(k.lower() in text.lower() for k in keys) for keys in rests_on):
+                found.append({"version": info.id, "choice": text})
+    return {"id": cid, "version": ask.version, "made_in": made_in, "says": says, "source": "a designer's question",
+            "kind": "measured", "figure": figure, "detail": "", "rests_on": found, "values": {}, "evidence": evidence}
