@@ -10,6 +10,8 @@ import click
 from ..buildtypes import CUTTER_NAMES, PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
+from ..files import BuildFiles
+from ..outputs import clear_stale_lock
 from ..words import counted
 from .common import force_option, game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
 
@@ -65,6 +67,7 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     # --force is no input of the files but a request to look at them again: never "up to date"
     report = None if force else buildstamp.recall(project, written, digest)
     if report is not None:  # every input as at the last build, and its files untouched
+        clear_stale_lock(Path(report["out_dir"]))  # one a killed build left: nothing holds it, remove it
         _print_report(report, quiet, rebuilt=False, elapsed=time.perf_counter() - started)
         if timings:
             elapsed = time.perf_counter() - started
@@ -135,8 +138,8 @@ def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
                      "details": list(out.details), "rebuilt": out.rebuilt} for out in result.outputs],
         "offset": list(options.back_offset_mm) if any(o.sheets is not None for o in result.outputs) else None,
         "text_fit": _text_fit(snapshot.language, result.shrunk, result.faces),
-        "png": str((result.out_dir / "png").resolve()) if options.png else None,
-        "svg": str((result.out_dir / "svg").resolve()),
+        "png": str(BuildFiles(result.out_dir).png_dir.resolve()) if options.png else None,
+        "svg": str(BuildFiles(result.out_dir).svg_dir.resolve()),
         "out_dir": str(result.out_dir.resolve()),
     }
 

@@ -24,6 +24,7 @@ from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..files import BuildFiles
 from ..render.fonts import fonts_digest
 from ..render.workers import Workers
 from ..units import mm_to_pt
@@ -170,7 +171,7 @@ def start_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
     for paper in options.papers:
         started = time.perf_counter()
         doc = rulebook_html(project, snapshot, rendered, template, PAGES[paper], extra={"booklet": True})
-        out = out_dir / f"rulebook-booklet-{paper}.pdf"
+        out = BuildFiles(out_dir).booklet(paper)
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
         html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):

@@ -24,6 +24,7 @@ from ..data.snapshot import Snapshot
 from ..data.versions import resolve
 from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
+from ..files import BuildFiles
 from ..render.fonts import fonts_digest
 from ..render.workers import Workers
 from .document import rulebook_html
@@ -92,7 +93,7 @@ def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, fin
     fonts = fonts_digest(project.fonts_dir)
     for paper in options.papers:
         doc = rulebook_html(project, snapshot, rendered, TEMPLATE, PAPER_SIZES[paper], extra=extra)
-        out = out_dir / f"notes-{paper}.pdf"
+        out = BuildFiles(out_dir).notes(paper)
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
         html_s = time.perf_counter() - started
         if manifest.fresh(out, inputs):

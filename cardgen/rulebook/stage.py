@@ -27,6 +27,7 @@ from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, RenderedS
 from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..files import BuildFiles
 from ..outputs import keeps
 from ..render.fonts import fonts_digest
 from ..render.workers import Later, Workers
@@ -125,7 +126,7 @@ def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
         started = time.perf_counter()
         doc = rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
         pending.html[paper] = doc.html
-        out = out_dir / f"rulebook-{paper}.pdf"
+        out = BuildFiles(out_dir).rulebook(paper)
         inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates,
                                      fonts_digest(project.fonts_dir))
         html_s = time.perf_counter() - started
