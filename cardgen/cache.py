@@ -85,6 +85,11 @@ def place(source: Path, target: Path, *, link: bool = True) -> bool:
 
     if target.is_file() and not target.is_symlink() and target.stat().st_size == source.stat().st_size:
         if target.samefile(source) or target.read_bytes() == source.read_bytes():
+            from .outputs import folder_for
+
+            out = folder_for(target)  # an older cardgen's output, as cardgen makes it: adopted
+            if out is not None:
+                out.adopt_unchanged(target)
             return False
     with atomic_path(target) as tmp:
         tmp.unlink()
@@ -128,8 +133,8 @@ class Manifest:
             return False
         from .outputs import folder_for
 
-        out = folder_for(output)
-        return out is None or out.owns(output)
+        out = folder_for(output)  # (an older cardgen's output, its inputs recorded: adopted)
+        return out is None or out.owns(output) or out.adopt_unchanged(output)
 
     def record(self, output: Path, inputs: str) -> None:
         self.entries[output.name] = inputs

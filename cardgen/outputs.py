@@ -13,9 +13,12 @@ the commands whose job is to write the designer's own files (`i18n extract|updat
   killed outright holds no lock any more, and the next command takes it over and removes it;
 - every file written through `cardgen.atomic` below it is recorded, with its hash, in the
   folder's one manifest (`.cardgen-outputs`), which also holds the inputs each output was made
-  from (`cache.Manifest`). A folder an older cardgen built (its `.cardgen-build.json`, with or
-  without a `.cardgen-outputs`) is recognised: its files are adopted as cardgen's, and the old
-  record is folded into the one manifest. A file cardgen did not record is never
+  from (`cache.Manifest`). A folder an older cardgen built is recognised: with the two
+  manifests of before (`.cardgen-outputs` and `.cardgen-build.json`) its files are known from
+  the first and its inputs read from the second, which is then folded into the one manifest
+  and removed; with only `.cardgen-build.json` (before the outputs manifest) an output is
+  adopted when its recorded inputs match or it holds the bytes cardgen would write (see
+  `OutputFolder.adopt_unchanged`). A file cardgen did not record is never
   overwritten (unless it already holds the same bytes) and never deleted: `remove_stale`
   deletes only recorded files whose content is still what cardgen wrote;
 - a file cardgen wrote that the user edited since (its hash no longer the recorded one) is kept
@@ -138,6 +141,17 @@ class OutputFolder:
             return False
         return _file_digest(path) == self.files[rel]
 
+    def adopt_unchanged(self, path: Path) -> bool:
+        """In a folder an older cardgen built before it kept a manifest: `path` is one of its
+        outputs, as cardgen would make it now (its recorded inputs match, or it holds the very
+        bytes cardgen would write), so it is recorded as cardgen's. Only such evidence adopts a
+        file: the rest of that folder may be the user's, and stays unrecorded. True if adopted."""
+        rel = self.relative(path)
+        if not self.adopt or rel is None or rel in BOOKKEEPING or not path.is_file() or path.is_symlink():
+            return False
+        self.files.setdefault(rel, _file_digest(path))
+        return True
+
     def forget(self, path: Path) -> None:
         rel = self.relative(path)
         if rel is not None:
@@ -146,11 +160,6 @@ class OutputFolder:
     def save(self) -> None:
         """Write the one manifest: the files cardgen wrote that are still there, and the inputs
         they were made from. An older cardgen's second record is folded in, then removed."""
-        if self.adopt:  # built by an older cardgen: what it left here is cardgen's from now on
-            for path in sorted(self.root.rglob("*")):
-                rel = self.relative(path)
-                if rel is not None and rel not in self.files and _adoptable(self.root, path):
-                    self.files[rel] = _file_digest(path)
         old = self.old_manifest
         if old.is_file() and not old.is_symlink() and (self.adopt or self.owns(old)):
             old.unlink()
@@ -159,15 +168,6 @@ class OutputFolder:
         inputs = {k: v for k, v in sorted(self.inputs.items()) if k in present}
         _write_json(self.manifest, {"written_by": "cardgen", "files": present, "inputs": inputs})
         self.adopt = False
-
-
-def _adoptable(root: Path, path: Path) -> bool:
-    """A file an older cardgen wrote into `root`: no bookkeeping, no temporary file, and not in a
-    folder inside it that is an output folder of its own (`export tts` into build/.../tts/)."""
-    if not path.is_file() or path.is_symlink() or path.name in BOOKKEEPING or path.name.endswith(".tmp"):
-        return False
-    return not any((folder / MANIFEST).exists() or (folder / OLD_MANIFEST).exists()
-                   for folder in path.parents if root in folder.parents)
 
 
 def _read_json(path: Path) -> dict:

@@ -20,7 +20,7 @@ from conftest import ROOT
 from test_safety import one_line
 
 from cardgen import atomic
-from cardgen.files import MANIFEST
+from cardgen.files import LOCK, MANIFEST
 from cardgen.outputs import open_output
 
 GAME = ("--game", "dragon-race")  # `cardgen new`'s small game: 9 cards, one deck ("main")
@@ -279,3 +279,4 @@ def test_ctrl_c_while_the_workers_start_is_one_line(small, tmp_path):
     assert len(list(mark.iterdir())) == 2  # both workers were starting when Ctrl-C came
     assert (proc.returncode, proc.stderr.strip()) == (130, "interrupted"), proc.stderr
     assert not [p for p in out.rglob("*") if p.suffix in (".tmp", ".pdf", ".png", ".svg")]  # nothing half-written
+    assert not (out / LOCK).exists()  # the interrupted build left no lock behind
