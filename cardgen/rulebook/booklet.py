@@ -23,6 +23,7 @@ from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..files import booklet_name
 from ..render.workers import Workers
 from ..units import mm_to_pt
 from .document import Pdf
@@ -145,7 +146,7 @@ def booklet_document(snapshot: Snapshot) -> PaperDocument:
     """The rulebook on booklet pages, from the rulebook's own template with `booklet` set, imposed
     two pages a side of the paper."""
     return PaperDocument("booklet", "rulebook booklet", snapshot.game.file.rulebook or "", CODE_VERSION,
-                         file=lambda paper: f"rulebook-booklet-{paper}.pdf", page=PAGES.__getitem__,
+                         file=booklet_name, page=PAGES.__getitem__,
                          extra=lambda: {"booklet": True}, shape=_imposed,
                          label=lambda paper: f"rulebook booklet, {HALVES[paper].name} pages on {paper.upper()}")
 

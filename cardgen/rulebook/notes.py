@@ -23,6 +23,7 @@ from ..data.snapshot import Snapshot
 from ..data.versions import resolve
 from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
+from ..files import notes_name
 from ..render.workers import Workers
 from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
 
@@ -68,7 +69,7 @@ def previous_diff(project: Project, snapshot: Snapshot) -> VersionDiff | None:
 
 def notes_document(project: Project, snapshot: Snapshot, findings: list[Finding]) -> PaperDocument:
     """The designer's notes, on the paper itself, with the values `notes_values` gives."""
-    return PaperDocument("notes", "designer's notes", TEMPLATE, CODE_VERSION, file=lambda paper: f"notes-{paper}.pdf",
+    return PaperDocument("notes", "designer's notes", TEMPLATE, CODE_VERSION, file=notes_name,
                          extra=lambda: notes_values(project, snapshot, findings))
 
 

@@ -20,6 +20,7 @@ from .. import cache as cache_mod
 from ..buildtypes import BuildOptions, FaceFiles, Output, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..files import rulebook_name
 from ..render.workers import Workers
 from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
 
@@ -29,7 +30,7 @@ CODE_VERSION = "rulebook-2"  # bump when this package changes what a rulebook lo
 def rulebook_document(snapshot: Snapshot) -> PaperDocument:
     """The players' rulebook, on the paper itself."""
     return PaperDocument("rulebook", "rulebook", snapshot.game.file.rulebook or "", CODE_VERSION,
-                         file=lambda paper: f"rulebook-{paper}.pdf")
+                         file=rulebook_name)
 
 
 def build_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet, files: dict[str, FaceFiles],
