@@ -21,7 +21,7 @@ from .preflight import preflight
 from .render.checks import check, render_stage
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
-from .render.workers import RASTER_PRELOAD, Workers
+from .render.workers import RASTER_PRELOAD, Workers, drawing_workers
 from .words import counted
 
 
@@ -43,7 +43,7 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     """
     rulebook = options.rulebook and bool(snapshot.game.file.rulebook)
     preload = RASTER_PRELOAD + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
-    workers = Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig", preload)
+    workers = drawing_workers(project, options.workers, preload)
     if not (out_dir / cache_mod.Manifest.NAME).is_file():
         workers.start()
     return workers
