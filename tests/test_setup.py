@@ -107,7 +107,8 @@ def test_a_game_without_a_setup_gets_one_from_its_data(cli, project_copy):
 
 
 def test_the_seed_games_set_ups_validate(cli):
-    for game, version in [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1")]:
+    for game, version in [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
+                          ("kings-guild", "1"), ("knightfall", "1"), ("one-true-king", "1"), ("way-of-the-blade", "1")]:
         code, report = validate_json(cli, ROOT, "--game", game, "--version", version)
         assert setup_errors(report) == [], (game, version)
 
@@ -132,13 +133,15 @@ def test_a_component_without_a_place_is_found(cli, project_copy):
     assert errors[0]["file"] == KB_GAME
 
 
-def test_a_component_in_two_places_is_found(cli, project_copy):
-    edit(project_copy, KB_GAME, "      deck: blades\n", "      types: [blade, hilt]\n")
+def test_a_place_whose_components_lie_in_an_earlier_place_is_found(cli, project_copy):
+    """A component lies in the first place that selects it; a later place left with nothing is a mistake."""
+    edit(project_copy, KB_GAME, "      deck: blades\n", "      types: [hilt]\n")
     code, report = validate_json(cli, project_copy, "--version", "3.1")
     errors = setup_errors(report)
-    assert code == 1 and errors
-    assert all("already lies in place 'market'" in e["message"] for e in errors)
-    assert {e["line"] for e in errors} == {line_of(project_copy / KB_GAME, "- id: blades")}
+    assert code == 1 and len(errors) == 1 + 6, errors  # the place, and the 6 blades without one
+    [place] = [e for e in errors if "holds nothing" in e["message"]]
+    assert place["line"] == line_of(project_copy / KB_GAME, "- id: blades")
+    assert "every component it selects lies in an earlier place (market)" in place["message"]
 
 
 @pytest.mark.parametrize("old,new,says", [
@@ -185,3 +188,73 @@ def test_the_published_schema_describes_the_setup():
     place = schemas["game"]["$defs"]["SetupPlace"]
     assert {"kind", "from", "count", "positions", "matching", "unlimited"} <= set(place["properties"])
     assert "setup" in schemas["version"]["properties"]
+
+
+# --- the other seed games -----------------------------------------------------------------------
+
+GAMES = ["kings-blade", "kings-guild", "knightfall", "one-true-king", "way-of-the-blade"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_seed_game_declares_a_setup_that_places_every_component_at_every_count(game):
+    s = snapshot(ROOT, game)
+    assert s.setup is not None and s.setup.shared
+    printed = Counter({c.id: c.count for c in s.cards if c.count})
+    for players in range(s.game.file.players.min, s.game.file.players.max + 1):
+        table = deal(s, players)
+        assert len(table.seats) == players
+        laid = Counter(c.id for p in table.places() for c in p.cards)
+        unlimited = {c.id for p in table.shared if p.place.unlimited for c in p.different}
+        # an unlimited supply may hand out more than was printed; everything else lies once
+        assert {k: v for k, v in laid.items() if k not in unlimited} == \
+               {k: v for k, v in printed.items() if k not in unlimited}, players
+
+
+def test_kings_guild_seats_get_their_own_guilds_seals_and_the_mission_deck_is_ordered():
+    s = snapshot(ROOT, "kings-guild")
+    for players in (2, 6):
+        table = deal(s, players)
+        guilds = []
+        for seat in table.seats:
+            got = {p.id: p for p in seat}
+            [guild] = got["gilda"].cards
+            guilds.append(guild.fields["gilda"])
+            assert [c.fields["gilda"] for c in got["sigilli"].cards] == [guild.fields["gilda"]] * 2
+            assert [c.id for c in got["monete"].cards] == ["moneta-1"] * s.rules["monete_iniziali"]
+            assert [c.id for c in got["plancia"].cards] == ["plancia"]
+        assert len(set(guilds)) == players
+        row = table.place("missioni-scoperte").cards
+        deck = table.place("missioni").cards
+        full = row + deck  # the row was dealt from the top of the deck as built
+        assert full[s.rules["posizione_funerale"] - 1].id == "funerale-del-re"
+        assert full[-1].id == "offerta-al-concilio" and len(full) == s.rules["posizione_offerta"]
+        assert len(table.place("stanze-in-vendita").cards) == s.rules["stanze_in_vendita"]
+        assert len(table.place("specialisti-in-fila").cards) == s.rules["specialisti_in_fila"]
+        assert [c.id for c in table.place("statua").cards] == ["statua-del-re"]
+        assert table.place("banca").place.unlimited and not table.place("riserva").place.unlimited
+        assert len(table.place("gilde").cards) == 6 - players
+
+
+def test_one_true_king_lays_its_grid_rule():
+    s = snapshot(ROOT, "one-true-king")
+    table = deal(s, 2)
+    field = table.place("field")
+    assert field.grid_rows == s.rules["grid"] and len(field.cards) == 35
+    assert field.faces_up()[:7] == [False, True, False, True, False, True, False]
+    assert len(table.place("deck").cards) == s.rules["spare_cards"] == 5
+    assert sorted(c.fields["army"] for seat in table.seats for c in seat[0].cards) == ["black", "red"]
+
+
+def test_way_of_the_blade_deals_four_first_hands():
+    s = snapshot(ROOT, "way-of-the-blade")
+    table = deal(s, 4)
+    assert [len(seat[0].cards) for seat in table.seats] == [s.rules["first_deal"]] * 4
+    assert all(seat[0].kind == "hand" for seat in table.seats)
+    assert len(table.place("duel").cards) == 44 - 4 * 5
+
+
+def test_kings_guild_7_players_is_refused():
+    from cardgen.errors import InputError
+
+    with pytest.raises(InputError, match="played by 2-6 players, not 7"):
+        deal(snapshot(ROOT, "kings-guild"), 7)

@@ -180,6 +180,14 @@ class SetupPlace(Strict):
     unlimited: StrictBool = Field(False, description="A supply the game does not limit (take a substitute when "
                                                      "the printed pieces run out).")
     matching: SetupMatch | None = None
+    grid: str | list[str] | None = Field(None, description=(
+        "Lay the components out in a grid, one per letter, row by row: U face up, D face down "
+        "(a list of strings, or the name of a list rule). The count is the number of letters."))
+    columns: StrictInt | None = Field(None, ge=1, description="Lay the components out in this many columns "
+                                                               "(default: one row).")
+    spacing_mm: tuple[StrictFloat, StrictFloat] | None = Field(None, description=(
+        "Centre-to-centre distance of neighbouring components, across and down (default: their size "
+        "and a gap)."))
     on: str | None = Field(None, description="The board place these components lie on.")
     at: tuple[StrictFloat, StrictFloat] | None = Field(None, description=(
         "With `on`: mm from the board's top-left corner to the centre of the first component."))

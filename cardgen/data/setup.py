@@ -28,7 +28,7 @@ from .snapshot import Card, Snapshot
 SHARED, PLAYERS = "shared", "players"
 AREAS = (SHARED, PLAYERS)
 CARD_KINDS = {"deck", "row", "cards", "hand"}  # places of cards (component: card)
-PIECE_KINDS = {"supply", "pieces"}  # places of tiles and tokens
+PIECE_KINDS = {"supply", "pieces", "row"}  # places of tiles and tokens
 PLAYER_ONLY = {"hand"}
 FACE_DOWN_KINDS = {"deck", "box", "hand"}
 
@@ -46,6 +46,7 @@ class Placed:
     seat: int | None  # 0-based; None in the shared area
     cards: list[Card]
     loc: Loc
+    grid_rows: list[str] | None = None  # a grid place's rows of U and D
 
     @property
     def id(self) -> str:
@@ -58,6 +59,17 @@ class Placed:
     @property
     def face_up(self) -> bool:
         return face_up(self.place)
+
+    def faces_up(self) -> list[bool]:
+        """Each component's face, in order: a grid says it letter by letter."""
+        letters = self.grid_letters
+        if letters:
+            return [letters[i] == "U" if i < len(letters) else self.face_up for i in range(len(self.cards))]
+        return [self.face_up] * len(self.cards)
+
+    @property
+    def grid_letters(self) -> str:
+        return "".join(self.grid_rows or [])
 
     @property
     def different(self) -> list[Card]:
@@ -237,15 +249,37 @@ def deal(snapshot: Snapshot, players: int, seed: Any = None) -> Table:
             pile = _take(snapshot, place, piles, kinds, unlimited, players, loc, lambda c: True)
             kinds[place.id], unlimited[place.id] = list({c.id: c for c in pile}.values()), False
         piles[place.id] = pile
-        shared.append(Placed(SHARED, place, None, pile, loc))
+        shared.append(Placed(SHARED, place, None, pile, loc, grid_rows(snapshot, place, loc)))
     seats: list[list[Placed]] = [[] for _ in range(players)]
     for place in places[PLAYERS]:
         loc = locs[(PLAYERS, place.id)]
         for seat in range(players):
             keep = _matching(place, seats[seat], loc)
             taken = _take(snapshot, place, piles, kinds, unlimited, players, loc, keep)
-            seats[seat].append(Placed(PLAYERS, place, seat, taken, loc))
+            seats[seat].append(Placed(PLAYERS, place, seat, taken, loc, grid_rows(snapshot, place, loc)))
     return Table(players, shared, seats)
+
+
+def grid_rows(snapshot: Snapshot, place: SetupPlace, loc: Loc) -> list[str] | None:
+    """A grid place's rows of U (face up) and D (face down), from the data or a list rule."""
+    grid = place.grid
+    if grid is None:
+        return None
+    if isinstance(grid, str):
+        if grid not in snapshot.game.rule_specs:
+            raise SetupError(f"place '{place.id}': grid: '{grid}' is not a rule of the game (expected a list of "
+                             f"rows or one of: {', '.join(snapshot.game.rule_specs) or 'none'})", loc)
+        value = snapshot.rules.get(grid)
+        what = f"rule '{grid}'"
+    else:
+        value, what = grid, "grid"
+    if not isinstance(value, list) or not value or not all(isinstance(r, str) for r in value):
+        raise SetupError(f"place '{place.id}': {what} is {value!r}, expected a list of rows of U and D", loc)
+    bad = sorted({ch for row in value for ch in row} - {"U", "D"})
+    if bad:
+        raise SetupError(f"place '{place.id}': {what} holds {', '.join(repr(b) for b in bad)}; expected only U "
+                         "(face up) and D (face down)", loc)
+    return list(value)
 
 
 def _position(snapshot: Snapshot, place: SetupPlace, pile: list[Card], players: int, loc: Loc) -> None:
@@ -295,6 +329,12 @@ def _take(snapshot: Snapshot, place: SetupPlace, piles: dict[str, list[Card]], k
 
     count = None if place.count is None else resolve_count(snapshot, place.count, players, loc,
                                                            f"place '{place.id}': count")
+    rows = grid_rows(snapshot, place, loc)
+    if rows is not None:
+        letters = sum(len(r) for r in rows)
+        if count is not None and count != letters:
+            raise SetupError(f"place '{place.id}': count {count} but its grid has {letters} places", loc)
+        count = letters
     taken: list[Card] = []
     rest: list[Card] = []
     for card in pile:
@@ -425,19 +465,23 @@ def _check_kind(snapshot: Snapshot, place: SetupPlace, source: SetupPlace | None
 
 
 def _check_coverage(snapshot: Snapshot, places: dict[str, list[SetupPlace]], locs: dict, report: Any) -> None:
-    """Every printed component lies in exactly one place of the shared area (players are dealt from there)."""
+    """Every printed component lies in a place of the shared area (players are dealt from there):
+    the first place that selects it, in set-up order; a place left with nothing is a mistake."""
     owner: dict[str, str] = {}
     for place in places[SHARED]:
         if place.from_ is not None or not has_filter(place):
             continue
-        for card in snapshot.cards:
-            if card.count > 0 and card.type in snapshot.game.card_types and selects(snapshot, place, card):
-                if card.id in owner:
-                    report.error("setup", f"setup.shared place '{place.id}': card '{card.id}' already lies in place "
-                                 f"'{owner[card.id]}'; narrow one of them (deck, types, cards)",
-                                 loc=locs[(SHARED, place.id)], card=card.id)
-                else:
-                    owner[card.id] = place.id
+        chosen = [c for c in snapshot.cards if c.count > 0 and c.type in snapshot.game.card_types
+                  and selects(snapshot, place, c)]
+        mine = [c for c in chosen if c.id not in owner]
+        if not mine:
+            held = ", ".join(sorted({owner[c.id] for c in chosen}))
+            why = f"every component it selects lies in an earlier place ({held})" if chosen else \
+                f"it selects no component printed in version {snapshot.version}"
+            report.error("setup", f"setup.shared place '{place.id}' holds nothing: {why}",
+                         loc=locs[(SHARED, place.id)])
+        for card in mine:
+            owner[card.id] = place.id
     where = _setup_loc(snapshot)
     for card in snapshot.cards:
         if card.count > 0 and card.id not in owner and card.type in snapshot.game.card_types:
