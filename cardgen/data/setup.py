@@ -28,7 +28,7 @@ from .snapshot import Card, Snapshot
 SHARED, PLAYERS = "shared", "players"
 AREAS = (SHARED, PLAYERS)
 CARD_KINDS = {"deck", "row", "cards", "hand"}  # places of cards (component: card)
-PIECE_KINDS = {"supply", "pieces", "row"}  # places of tiles and tokens
+PIECE_KINDS = {"supply", "pieces", "row", "deck"}  # places of tiles and tokens (a deck of them: a pile)
 PLAYER_ONLY = {"hand"}
 FACE_DOWN_KINDS = {"deck", "box", "hand"}
 
