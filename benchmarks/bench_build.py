@@ -286,7 +286,10 @@ from cardgen.buildtypes import PAPER_SIZES
 from cardgen.builtin import BUILTIN_DIR
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
-from cardgen.render.cards import CardRenderer
+try:
+    from cardgen.render.cards import CardRenderer
+except ImportError:
+    CardRenderer = None
 from cardgen.render.fonts import use_project_fonts
 from cardgen.rulebook import document
 from cardgen.rulebook.fetch import ProjectFetcher
@@ -294,7 +297,11 @@ from cardgen.rulebook.fetch import ProjectFetcher
 project = load_project(Path(sys.argv[1]))
 runs = int(sys.argv[2])
 snapshot = resolve(project, load_game(project, None), "3.1")
-rendered = CardRenderer(project, snapshot).render_all()
+try:  # the one card stage
+    from cardgen.cardstage import draw_cards
+    rendered = draw_cards(project, snapshot, checks=False).faces()
+except ImportError:  # a cardgen from before it
+    rendered = CardRenderer(project, snapshot).render_all()
 use_project_fonts(project.fonts_dir, project.cache_dir / "fontconfig")
 
 
