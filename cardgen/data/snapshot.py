@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Loc
-from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Size, Symbol, ValueSpec
+from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Setup, Size, Symbol, ValueSpec
 from .translator import Translation
 
 NAMED_SIZES = {
@@ -134,6 +134,10 @@ class Snapshot:
     # what resolving the versions noticed (a card overridden twice in one file...): the
     # validator reports these with its own findings
     remarks: list[Any] = field(default_factory=list)
+    # the set-up in force (game.yml's, changed place by place by the versions) and where each
+    # place is written: ("shared" | "players", place id) -> Loc; None = the game declares none
+    setup: Setup | None = None
+    setup_locs: dict[tuple[str, str], Loc] = field(default_factory=dict)
     language: str = ""  # the language of every printed string; "" (on creation) = the game's source language
     translation: Translation | None = None  # its words from the game's catalogs (i18n.localise); None: the source
 

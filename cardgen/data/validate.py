@@ -19,6 +19,7 @@ from .. import contain
 from ..errors import BuildError, Finding, Loc
 from ..words import counted
 from . import cardtext
+from . import setup as game_setup
 from .model import PluralText, ValueSpec
 from .plugin import HOOKS, defined_hooks, load_plugin
 from .project import Project
@@ -54,8 +55,8 @@ class Report:
 
 
 def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
-    """Every finding about a version's data. `cardgen.render.checks.validate` adds the render checks
-    (every card rendered to SVG), which is what the `validate` and `build` commands run."""
+    """Every finding about a version's data. `cardgen.cardstage.draw_cards` runs it first, then
+    renders every face and preflights it: the one stage `validate`, `build` and `serve` run."""
     report = Report()
     ctx = _Context(project, snapshot, report)
     ctx.check_game()
@@ -65,6 +66,7 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_rules()
     ctx.check_claims()
     ctx.check_limits()
+    game_setup.check(snapshot, report)
     report.findings += snapshot.remarks
     _check_translation(snapshot, report)
     run_plugin(snapshot, report)

@@ -28,6 +28,7 @@ from ..buildtypes import Progress, RenderedSet
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
+from ..render.workers import Workers
 from .images import Shot, file_word, rasterise_shots, trim_frame, write_if_changed
 
 PIECES = ("board", "tile", "token")
@@ -116,7 +117,7 @@ def pixel_size(size_mm: tuple[float, float]) -> tuple[int, int]:
 
 
 def write_piece_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, objects: list[PieceObject],
-                       out_dir: Path, workers: int | None = None, progress: Progress | None = None) -> None:
+                       out_dir: Path, workers: Workers | int | None = None, progress: Progress | None = None) -> None:
     """The pieces' images, from the card stage's faces (`cardstage.draw_cards`)."""
     bleed = snapshot.game.file.bleed_mm
     shots, names = [], []
