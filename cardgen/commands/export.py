@@ -12,8 +12,8 @@ from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
+from ..files import of_snapshot
 from ..outputs import open_output
-from ..pipeline import default_out_dir
 from ..render.checks import validate
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
@@ -63,7 +63,7 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet, force
     from ..export.tts import export_tts, write_objects
 
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / "tts")
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts)
 
     def url_in(folder: Path):
         if base_url:
@@ -113,7 +113,7 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet, force):
 
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
     chosen = PRESETS[preset]
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / f"png-{preset}")
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).png_export(preset))
     with open_output(project, out, f"export png --preset {preset}", force=force):
         results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
@@ -147,7 +147,7 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet, force):
         ghostscript()  # fail before rendering anything
     project, snapshot = _checked_snapshot(ctx, game, version)
     chosen = SERVICES[service]
-    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "print" / service)
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).print_export(service))
     with open_output(project, out, f"export print --service {service}", force=force):
         results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
     if quiet:

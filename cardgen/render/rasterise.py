@@ -20,6 +20,7 @@ from ..atomic import write_text
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
 from ..errors import CardgenError, RasterError
+from ..files import BuildFiles
 from ..outputs import remove_stale
 from . import fonts
 from .workers import RASTER_PRELOAD, Workers, worker_count
@@ -108,15 +109,16 @@ class Rasteriser:
 
     def publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
         """Copy SVG and PNG of every face into the output folder; remove ones no longer built."""
-        svg_dir, png_dir = out_dir / "svg", out_dir / "png"
+        names = BuildFiles(out_dir)
+        svg_dir, png_dir = names.svg_dir, names.png_dir
         wanted_svg, wanted_png = set(), set()
         for key, ff in sorted(files.items()):
-            svg_path = svg_dir / f"{key}.svg"
+            svg_path = names.face_svg(key)
             wanted_svg.add(svg_path.name)
             if not svg_path.is_file() or svg_path.read_text(encoding="utf-8") != ff.face.svg:
                 write_text(svg_path, ff.face.svg)
             if ff.png is not None:
-                png_path = png_dir / f"{key}.png"
+                png_path = names.face_png(key)
                 wanted_png.add(png_path.name)
                 cache_mod.place(ff.png, png_path, link=False)  # a copy: editing it must not edit the cache
         # only files an earlier build wrote and recorded go: a user's own files stay, and so do
