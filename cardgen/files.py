@@ -95,6 +95,7 @@ def plot_name(name: str) -> str:
 SVG_DIR = "svg"
 PNG_DIR = "png"
 TTS_DIR = "tts"
+TTS_TABLE_DIR = "tts-table"
 PRINT_DIR = "print"
 BALANCE_DIR = "balance"
 
@@ -164,6 +165,11 @@ class BuildFiles:
     def tts(self) -> Path:
         """`cardgen export tts`'s default folder."""
         return self.root / TTS_DIR
+
+    @property
+    def tts_table(self) -> Path:
+        """`cardgen export tts --table`'s default folder (one saved game per player count)."""
+        return self.root / TTS_TABLE_DIR
 
     def png_export(self, preset: str) -> Path:
         """`cardgen export png --preset P`'s default folder: `png-tgc/`."""
