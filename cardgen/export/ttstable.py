@@ -35,6 +35,7 @@ from ..data.project import Project
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
 from ..i18n import own
+from ..render.workers import Workers
 from . import tts, ttspieces
 from .images import png_bytes, remove_stale, write_if_changed
 from .topview import BAG_MM_AT_1, HAND_Y, NOTE_MM, PDF_MM, UNIT_MM, render_png
@@ -301,7 +302,7 @@ class TableExport:
 
 
 def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_dir: Path, *,
-                       workers: int | None = None,
+                       workers: Workers | int | None = None,
                        progress: Progress | None = None) -> tuple[list[tts.DeckObject], list[ttspieces.PieceObject]]:
     """Every deck sheet and piece image the table needs (the ones `export tts` writes)."""
     stem = tts.export_stem(snapshot)
@@ -315,7 +316,7 @@ def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedS
 
 
 def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, players: int, out_dir: Path,
-                 url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: int | None = None,
+                 url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: Workers | int | None = None,
                  progress: Progress | None = None) -> TableExport:
     """Write the table for `players` into `out_dir`: its JSON, thumbnail, images and rulebook PDF."""
     stem = tts.export_stem(snapshot)
