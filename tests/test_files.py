@@ -34,13 +34,15 @@ QUICK = ("build", *GAME, "--paper", "a4", "--no-rulebook")
 # --- 1. names are spelt in cardgen/files.py only -------------------------------------------------
 
 # An output's name as a string in the code (an f-string's fields read as "{}"): a print file, a
-# rulebook, the notes, a calibration page, a plot, the balance files, cardgen's bookkeeping, or an
-# output folder joined onto a path (`out / "svg"`).
+# rulebook, the notes, a calibration page, a plot, the balance files, the files inside an export
+# (Tabletop Simulator, print service PNGs, print-shop PDFs), cardgen's bookkeeping, or an output
+# folder joined onto a path (`out / "svg"`).
 OUTPUT_NAME = re.compile(
     r"\.cardgen-"
     r"|(^|[^\w.-])(update-)?(rulebook|rulebook-booklet|sheets|notes|cutlines|calibration|simulate|study)"
     r"-(\{|<|$|a4|letter|booklet|duplex|onesided)"
-    r"|-(proposed\.yml|balance\.html)$|\.journal$")
+    r"|-(proposed\.yml|balance\.html)$|\.journal$"
+    r"|-faces-\{|-back\.png$|-cmyk\.pdf$|^back-\{\}\.png$|-x\{\}\.png$|of\{\}\.png$")  # the exports' files
 OUTPUT_FOLDERS = {"build", "svg", "png", "tts", "print", "balance", "{}.svg", "{}.png", "png-{}"}
 
 
@@ -87,8 +89,11 @@ e = folder / f"{tag}-balance.html"
 f = default / f"png-{preset}"
 g = "(rulebook-booklet-<paper>.pdf)"
 h = svg_dir / f"{key}.svg"
+i = f"{base}-faces-{n}.png"
+j = f"{deck_id}-cmyk.pdf"
+k = f"{number:03d}-{card_id}-x{count}.png"
 '''
-    assert [line for line, _ in output_names_in(spelt)] == [3, 4, 5, 6, 7, 8, 9, 10]
+    assert [line for line, _ in output_names_in(spelt)] == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
     fine = 'CODE_VERSION = "sheets-4"\nT = "rulebook-base.html.j2"\nS = ("booklet-aid", "booklet-back")\n'
     assert output_names_in(fine) == []
 
@@ -121,6 +126,16 @@ def test_the_names_and_places():
     assert build.calibration("a4") == Path("build/calibration-a4.pdf")
     assert build.balance("kings-blade") == Path("build/balance/kings-blade")
     assert build.record == Path("build/.cardgen-files")
+    base = files.tts_base(files.tts_stem("kings-guild", "1", "en", "it"), "rooms", 2)
+    assert [base, files.tts_object(base), files.tts_faces(base, 1), files.tts_back(base)] == \
+        ["kings-guild-1-en-rooms-2", "kings-guild-1-en-rooms-2.json", "kings-guild-1-en-rooms-2-faces-1.png",
+         "kings-guild-1-en-rooms-2-back.png"]
+    assert files.tts_owned("kings-blade-3.1")("kings-blade-3.1-mine.json")
+    assert not files.tts_owned("kings-blade-3.1")("kings-blade-3-mine.json")  # another version's
+    assert files.print_png_cards("per-card", 2, "ember", 3) == ["002-ember-x3.png"]
+    assert files.print_png_cards("per-copy", 12, "spark", 10)[::9] == ["012-spark-01of10.png", "012-spark-10of10.png"]
+    assert files.print_png_owned(files.print_png_back("main")) and not files.print_png_owned("invoice.png")
+    assert files.print_pdf_names("mine") == ("mine.pdf", "mine-cmyk.pdf")
 
 
 # --- 2. one manifest, no lock, however the command ends ------------------------------------------
