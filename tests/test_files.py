@@ -312,3 +312,30 @@ def test_the_inputs_record_works_outside_an_open_folder(tmp_path):
     assert json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))["inputs"] == {"rulebook-a4.pdf": "def"}
     assert Manifest(tmp_path).entries == {"rulebook-a4.pdf": "def"}  # the one manifest comes first
     assert files.is_bookkeeping(MANIFEST) and files.is_bookkeeping(OLD_MANIFEST) and not files.is_bookkeeping("x.pdf")
+
+
+def test_the_locks_in_build_are_gone_when_the_command_ends(project_copy, tmp_path):
+    """A single file's record and the catalogs' lock live in build/: the record stays, the locks go."""
+    from cardgen import atomic
+    from cardgen.data.project import load_project
+    from cardgen.outputs import open_data_folder, open_output_file
+
+    project = load_project(project_copy)
+    with open_output_file(project, tmp_path / "notes.md", "diff") as target:
+        assert (project.build_dir / files.FILES_LOCK).is_file()  # held while it writes
+        atomic.write_text(target, "the diff")
+    with open_data_folder(project, project.card_data / "kings-blade" / "locale", project.card_data, "i18n update"):
+        assert (project.build_dir / files.DATA_LOCK).is_file()
+    assert sorted(p.name for p in project.build_dir.iterdir() if files.is_bookkeeping(p.name)) == [files.FILES_RECORD]
+
+
+def test_the_readme_names_the_outputs_as_cardgen_files_does():
+    """The README's list of what `cardgen build --version 3.1` writes is spelt as the module spells it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    out = Files(Path("build")).version("kings-blade", "3.1", "en", "en")
+    assert f"`{out.root.as_posix()}/`" in readme
+    for paper in ("a4", "letter"):
+        for path in (out.sheets(paper, "duplex"), out.rulebook(paper), out.notes(paper)):
+            assert f"`{path.name}`" in readme
+    assert f"`{files.MANIFEST}`" in readme and f"`{files.LOCK}`" in readme and f"`{files.OLD_MANIFEST}`" in readme
+    assert f"`{out.png_dir.name}/*.png`" in readme and f"`{out.svg_dir.name}/*.svg`" in readme
