@@ -22,7 +22,7 @@ from .preflight import preflight
 from .render.checks import check, render_stage
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
-from .render.workers import Workers
+from .render.workers import RASTER_PRELOAD, Workers
 from .words import counted
 
 
@@ -34,7 +34,7 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     (a no-op rebuild starts no process), so there they start with the first job as usual.
     """
     rulebook = options.rulebook and bool(snapshot.game.file.rulebook)
-    preload = ("cardgen.render.svgconvert",) + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
+    preload = RASTER_PRELOAD + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
     workers = Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig", preload)
     if not BuildFiles(out_dir).built_before():
         workers.start()
@@ -99,7 +99,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 def _produce(project, snapshot, rendered, options, progress, out_dir, result, workers: Workers) -> None:
     """Rasterise, publish, impose and lay out, into the open output folder."""
     manifest = cache_mod.Manifest(out_dir)
-    rasteriser = Rasteriser(project, options, progress)
+    rasteriser = Rasteriser(project, options, progress, workers)
     with workers:
         started = time.perf_counter()
         files, jobs = rasteriser.plan(rendered)
