@@ -100,6 +100,8 @@ def plot_name(name: str) -> str:
 SVG_DIR = "svg"
 PNG_DIR = "png"
 TTS_DIR = "tts"
+TTS_TABLE_DIR = "tts-table"
+TABLE_RULEBOOK_DIR = "rulebook"  # in the table folder: the rulebook's own build
 PRINT_DIR = "print"
 BALANCE_DIR = "balance"
 
@@ -169,6 +171,11 @@ class BuildFiles:
     def tts(self) -> Path:
         """`cardgen export tts`'s default folder."""
         return self.root / TTS_DIR
+
+    @property
+    def tts_table(self) -> Path:
+        """`cardgen export tts --table`'s default folder (one saved game per player count)."""
+        return self.root / TTS_TABLE_DIR
 
     def png_export(self, preset: str) -> Path:
         """`cardgen export png --preset P`'s default folder: `png-tgc/`."""
@@ -275,6 +282,36 @@ def tts_piece(base: str, word: str) -> str:
 def tts_owned(stem: str) -> Callable[[str], bool]:
     """Which files in a folder an export of `stem` wrote (and may replace or delete)."""
     return lambda name: name.startswith(stem + "-") and name.endswith((".png", ".json"))
+
+
+def tts_table(stem: str, players: int) -> str:
+    """`export tts --table`'s saved game for N players: `<game>-<version>[-<lang>]-<N>p.json`."""
+    return f"{stem}-{players}p.json"
+
+
+def tts_table_thumbnail(stem: str, players: int) -> str:
+    """Same name as the saved game's JSON: TTS shows it in the Save & Load browser."""
+    return f"{stem}-{players}p.png"
+
+
+def tts_table_rulebook(stem: str) -> str:
+    """The players' rulebook beside the tables (TTS's Custom_PDF)."""
+    return f"{stem}-rulebook.pdf"
+
+
+def tts_table_rulebook_dir(table_folder: Path) -> Path:
+    """Where `export tts --table` builds that rulebook first: its own build folder, never over a
+    build's files."""
+    return table_folder / TABLE_RULEBOOK_DIR
+
+
+_TTS_TABLE_FILE = re.compile(r"-\d+p\.(json|png)$")
+
+
+def tts_table_owned(stem: str) -> Callable[[str], bool]:
+    """The images an export of `stem` wrote into a table folder (tables of other player counts stay)."""
+    images = tts_owned(stem)
+    return lambda name: images(name) and not _TTS_TABLE_FILE.search(name)
 
 
 def print_png_cards(naming: str, number: int, card_id: str, count: int) -> list[str]:

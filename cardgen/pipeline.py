@@ -22,7 +22,7 @@ from .preflight import preflight
 from .render.checks import check, render_stage
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
-from .render.workers import RASTER_PRELOAD, Workers
+from .render.workers import RASTER_PRELOAD, Workers, drawing_workers
 from .words import counted
 
 
@@ -35,7 +35,7 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     """
     rulebook = options.rulebook and bool(snapshot.game.file.rulebook)
     preload = RASTER_PRELOAD + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
-    workers = Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig", preload)
+    workers = drawing_workers(project, options.workers, preload)
     if not BuildFiles(out_dir).built_before():
         workers.start()
     return workers

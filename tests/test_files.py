@@ -42,8 +42,9 @@ OUTPUT_NAME = re.compile(
     r"|(^|[^\w.-])(update-)?(rulebook|rulebook-booklet|sheets|notes|cutlines|calibration|simulate|study)"
     r"-(\{|<|$|a4|letter|booklet|duplex|onesided)"
     r"|-(proposed\.yml|balance\.html)$|\.journal$"
-    r"|-faces-\{|-back\.png$|-cmyk\.pdf$|^back-\{\}\.png$|-x\{\}\.png$|of\{\}\.png$")  # the exports' files
-OUTPUT_FOLDERS = {"build", "svg", "png", "tts", "print", "balance", "{}.svg", "{}.png", "png-{}"}
+    r"|-faces-\{|-back\.png$|-cmyk\.pdf$|^back-\{\}\.png$|-x\{\}\.png$|of\{\}\.png$"  # the exports' files
+    r"|-\{\}p\.(json|png)$|-rulebook\.pdf$")
+OUTPUT_FOLDERS = {"build", "svg", "png", "tts", "tts-table", "rulebook", "print", "balance", "{}.svg", "{}.png", "png-{}"}
 
 
 def _text(node: ast.AST) -> str | None:
@@ -136,6 +137,12 @@ def test_the_names_and_places():
     assert files.print_png_cards("per-copy", 12, "spark", 10)[::9] == ["012-spark-01of10.png", "012-spark-10of10.png"]
     assert files.print_png_owned(files.print_png_back("main")) and not files.print_png_owned("invoice.png")
     assert files.print_pdf_names("mine") == ("mine.pdf", "mine-cmyk.pdf")
+    assert (files.tts_table("kings-guild-1", 4), files.tts_table_thumbnail("kings-guild-1", 4),
+            files.tts_table_rulebook("kings-guild-1")) == \
+        ("kings-guild-1-4p.json", "kings-guild-1-4p.png", "kings-guild-1-rulebook.pdf")
+    table = files.tts_table_owned("kings-guild-1")
+    assert table("kings-guild-1-rooms-faces-1.png") and not table("kings-guild-1-3p.png")  # another count's table
+    assert files.tts_table_rulebook_dir(nl.tts_table) == nl.root / "tts-table" / "rulebook"
 
 
 # --- 2. one manifest, no lock, however the command ends ------------------------------------------

@@ -32,16 +32,33 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CardgenError
 
+if TYPE_CHECKING:
+    from ..data.project import Project
+
 # what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint)
 RASTER_PRELOAD = ("cardgen.render.svgconvert",)
+
+
+def drawing_workers(project: Project, count: int | None, preload: tuple[str, ...] = RASTER_PRELOAD) -> Workers:
+    """A command's pool for drawing: workers that use the project's fonts."""
+    return Workers(count, project.fonts_dir, project.cache_dir / "fontconfig", preload)
+
+
+def own_pool(project: Project, workers: Workers | int | None) -> contextlib.AbstractContextManager[Workers]:
+    """The command's pool as given, or (given a number of workers) a pool for the caller alone,
+    closed when the `with` block ends."""
+    if isinstance(workers, Workers):
+        return contextlib.nullcontext(workers)
+    return drawing_workers(project, workers)
 
 
 def worker_count(requested: int | None) -> int:
@@ -62,14 +79,22 @@ class Workers:
     """A command's worker processes (started when first needed, or by `start`)."""
 
     def __init__(self, count: int | None, fonts_dir: Path | None = None, font_cache: Path | None = None,
-                 preload: tuple[str, ...] = ()):
+                 preload: tuple[str, ...] = (), writes: bool = True):
         """`fonts_dir`: the project fonts every text the workers draw uses (None: they draw no
-        text, e.g. the simulator's); `preload`: modules the workers import before their first job."""
+        text, e.g. the simulator's); `preload`: modules the workers import before their first job.
+
+        `writes`: the jobs write files. Cancelled (Ctrl-C, an error), such a pool lets the jobs
+        already running finish, so that no temporary file is left behind (they are short: one
+        card, one document); a pool whose jobs only compute (`writes=False`: the simulator's
+        chunks of games, which may run for many seconds) stops them at once.
+        """
         self.count = worker_count(count)
         self.fonts_dir = fonts_dir
         self.font_cache = font_cache
         self.preload = preload
+        self.writes = writes
         self._pool: ProcessPoolExecutor | None = None
+        self._starter: threading.Thread | None = None
 
     @property
     def parallel(self) -> bool:
@@ -102,18 +127,22 @@ class Workers:
         return _in_order([pool.submit(run_guarded, fn, *task) for task in tasks])
 
     def start(self) -> Workers:
-        """Start the workers' imports now rather than at the first job.
+        """Start the worker processes now rather than at the first job.
 
-        Started early, the fork server's imports (or, where workers are spawned, each
-        worker's) overlap what this process does before it has jobs (validating, rendering
-        the SVGs, the rulebook's HTML) instead of delaying the first. Forked workers are made
-        at the first job: a fork waits for the server's imports, this process should not.
+        A worker spends about a second of CPU starting Python and importing cairo and weasyprint
+        (forked from the fork server: the server does, once); started early, that overlaps what
+        this process does before it has jobs (validating, rendering the SVGs, the rulebook's
+        HTML) instead of delaying the first. A fork waits for the server's imports, so forked
+        workers are asked for from a thread of their own, and this process goes on meanwhile.
         """
         if self.parallel and self._pool is None:
             pool = self._started()
             if start_method() == "spawn":
-                for _ in range(self.count):  # the pool starts a process per job waiting, up to count
-                    pool.submit(_ready)
+                _make_processes(pool, self.count)
+            else:
+                self._starter = threading.Thread(target=_make_processes, args=(pool, self.count), daemon=True,
+                                                 name="cardgen-workers-start")
+                self._starter.start()
         return self
 
     def set_up_here(self) -> None:
@@ -129,16 +158,41 @@ class Workers:
                                    (self.fonts_dir, self.font_cache, self.preload, dict(os.environ)), self.preload)
         return self._pool
 
+    def pids(self) -> list[int]:
+        """The ids of the worker processes running now (benchmarks read their CPU time)."""
+        return sorted(self._pool._processes or ()) if self._pool is not None else []
+
     def close(self, cancel: bool = False) -> None:
+        """Stop the workers once their jobs are done (`cancel`: the jobs not started are dropped,
+        and in a pool that `writes` nothing the running ones are stopped too)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=cancel)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            if cancel and not self.writes:
+                _stop(pool)
+            else:
+                pool.shutdown(wait=True, cancel_futures=cancel)
+        if self._starter is not None:
+            self._starter.join()
+            self._starter = None
 
     def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(cancel=exc_type is not None)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Shut the pool down without waiting for its running jobs (what Python 3.14 calls
+    `terminate_workers`): the jobs not started are cancelled, the workers ended with SIGTERM."""
+    processes = list((pool._processes or {}).values())
+    manager: Any = getattr(pool, "_executor_manager_thread", None)  # a Thread (typeshed says otherwise)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(ValueError, ProcessLookupError):  # closed, or ended meanwhile
+            process.terminate()
+    if manager is not None:
+        manager.join()
 
 
 def _in_order(futures: list[Future]) -> Iterator[Any]:
@@ -231,6 +285,15 @@ def _start_fork_server(preload: tuple[str, ...]) -> None:
 
 def _ready() -> None:
     """A job that does nothing: submitted by `start` so that the pool starts its processes."""
+
+
+def _make_processes(pool: ProcessPoolExecutor, count: int) -> None:
+    """Make the pool start its processes (it starts one per job waiting, up to its size)."""
+    try:
+        for _ in range(count):
+            pool.submit(_ready)
+    except (RuntimeError, BrokenProcessPool):  # closed meanwhile (Ctrl-C, an error): nothing to start
+        pass
 
 
 class Later:

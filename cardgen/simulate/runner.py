@@ -175,8 +175,9 @@ PRELOAD = ("cardgen.simulate.runner",)
 
 
 def simulation_workers(jobs: int | None) -> Workers:
-    """A pool for playing games (no fonts: the simulator draws nothing)."""
-    return Workers(jobs, preload=PRELOAD)
+    """A pool for playing games (no fonts: the simulator draws nothing; it writes nothing either,
+    so Ctrl-C stops the games being played at once)."""
+    return Workers(jobs, preload=PRELOAD, writes=False)
 
 
 class Runner:
