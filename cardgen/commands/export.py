@@ -12,7 +12,7 @@ from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
-from ..files import BuildFiles, of_snapshot, tts_table_rulebook_dir
+from ..files import of_snapshot, rulebook_name, tts_table_rulebook_dir
 from ..outputs import open_output
 from ..render.checks import validate
 from ..words import counted
@@ -122,7 +122,7 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
         options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=tts_table_rulebook_dir(out),
                                workers=jobs, force=force)
         result = build(project, snapshot, options, progress_for(quiet))
-        rulebook = next((o.path for o in result.outputs if o.path == BuildFiles(result.out_dir).rulebook("a4")), None)
+        rulebook = next((o.path for o in result.outputs if o.path.name == rulebook_name("a4")), None)
     written = []
     with open_output(project, out, "export tts --table", force=force):
         for n in counts:
