@@ -17,13 +17,15 @@ output name spelt anywhere else in cardgen/.
         svg/<face>.svg, png/<face>.png          BuildFiles.face_svg(key), .face_png(key)
         tts/, png-<preset>/, print/<service>/   BuildFiles.tts, .png_export(preset), .print_export(service)
           <game>-<version>-<deck>.json ...        tts_*: Tabletop Simulator's objects and images
+        tts-table/<game>-<version>-4p.json      BuildFiles.tts_table; tts_table_*: the set-up tables
           <deck>/001-<card>-x3.png                print_png_*: a print service's images, a folder per deck
           <deck>.pdf, <deck>-cmyk.pdf             print_pdf_*: a print shop's PDFs
 
 Bookkeeping: every output folder holds exactly one manifest (MANIFEST: the files cardgen wrote
 there with their hashes, and the inputs each output was made from) and, only while a command
 writes it, its lock (LOCK). Folders an older cardgen built hold OLD_MANIFEST as well (or only
-it); they are recognised, their files adopted, and the old file removed on the next write.
+it); they are recognised (see cardgen.outputs), and the old file is folded into the one manifest
+and removed on the next write.
 """
 
 from __future__ import annotations
