@@ -12,7 +12,7 @@ from ..data.project import check_out_dir
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
-from ..files import of_snapshot, rulebook_name
+from ..files import of_snapshot, rulebook_name, tts_table_rulebook_dir
 from ..outputs import open_output
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
@@ -123,7 +123,7 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
-        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=out / "rulebook",
+        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=tts_table_rulebook_dir(out),
                                workers=jobs, force=force)
         result = build(project, snapshot, options, progress_for(quiet))
         rulebook = next((o.path for o in result.outputs if o.path.name == rulebook_name("a4")), None)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from ..buildtypes import Progress, RenderedSet
 from ..data.project import Project
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
+from ..files import tts_table, tts_table_owned, tts_table_rulebook, tts_table_thumbnail
 from ..i18n import own
 from ..render.workers import Workers
 from . import tts, ttspieces
@@ -53,22 +53,20 @@ SEAT_COLOURS = [  # TTS's player colours and their RGB, in the order seats are g
     ("Brown", (0.443, 0.231, 0.09)),
 ]
 TINT = 0.35  # how much of the seat's colour a seat's board and pieces take
-_TABLE_FILE = re.compile(r"-\d+p\.(json|png)$")
 
 
 def table_file(stem: str, players: int) -> str:
     """`<game>-<version>[-<lang>]-<N>p.json`: the one place the table's file name is made."""
-    return f"{stem}-{players}p.json"
+    return tts_table(stem, players)
 
 
 def rulebook_file(stem: str) -> str:
-    return f"{stem}-rulebook.pdf"
+    return tts_table_rulebook(stem)
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
     """The images an export of `stem` wrote into a table folder (tables of other player counts stay)."""
-    images = tts.owned_by(stem)
-    return lambda name: images(name) and not _TABLE_FILE.search(name)
+    return tts_table_owned(stem)
 
 
 # --- what lies where (millimetres; x to the east, y to the south) -----------------------------
@@ -329,7 +327,7 @@ def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, pl
     name = table_file(stem, players)
     save = saved_game(snapshot, laid, decks, pieces, url_for, name, pdf)
     write_if_changed(out_dir / name, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    thumb = name.removesuffix(".json") + ".png"
+    thumb = tts_table_thumbnail(stem, players)
     write_if_changed(out_dir / thumb, thumbnail(save, out_dir))
     images = sorted({f for d in decks for f in d.image_files} | {f for p in pieces for f in p.image_files})
     result = TableExport(name, thumb, images, pdf, laid, players)
