@@ -12,8 +12,8 @@ from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
+from ..files import of_snapshot
 from ..outputs import open_output
-from ..pipeline import default_out_dir
 from ..render.checks import validate
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
@@ -79,7 +79,7 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, table, players, jo
         _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs, quiet, force)
         return
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / "tts")
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts)
 
     with open_output(project, out, "export tts", force=force):
         objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
@@ -115,7 +115,7 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     counts = list(allowed_players(snapshot)) if players is None else [players]
     for n in counts:
         check_players(snapshot, n)  # one line, before anything is rendered
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / "tts-table")
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts_table)
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
@@ -166,7 +166,7 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet, force):
 
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
     chosen = PRESETS[preset]
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / f"png-{preset}")
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).png_export(preset))
     with open_output(project, out, f"export png --preset {preset}", force=force):
         results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
@@ -200,7 +200,7 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet, force):
         ghostscript()  # fail before rendering anything
     project, snapshot = _checked_snapshot(ctx, game, version)
     chosen = SERVICES[service]
-    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "print" / service)
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).print_export(service))
     with open_output(project, out, f"export print --service {service}", force=force):
         results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
     if quiet:

@@ -306,10 +306,11 @@ def write_table_images(project: Project, snapshot: Snapshot, out_dir: Path, *, w
     stem = tts.export_stem(snapshot)
     decks = tts.plan_objects(snapshot, stem)
     renderer = tts.CardRenderer(project, snapshot)
-    for deck in decks:
-        tts._write_images(project, snapshot, renderer, deck, out_dir, workers, progress)
     pieces = ttspieces.plan_pieces(snapshot, stem)
-    ttspieces.write_piece_images(project, snapshot, pieces, out_dir, workers, progress)
+    with tts.own_pool(project, workers) as pool:  # every image in the same worker processes
+        for deck in decks:
+            tts._write_images(project, snapshot, renderer, deck, out_dir, pool, progress)
+        ttspieces.write_piece_images(project, snapshot, pieces, out_dir, pool, progress)
     return decks, pieces
 
 
