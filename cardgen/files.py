@@ -85,6 +85,16 @@ def calibration_name(paper: str) -> str:
     return f"calibration-{paper}.pdf"
 
 
+def table_name(stem: str, players: int) -> str:
+    """`cardgen export tts --table`'s saved game: `kings-blade-3.1-4p.json` (its thumbnail: `.png`)."""
+    return f"{stem}-{players}p.json"
+
+
+def table_rulebook_name(stem: str) -> str:
+    """The players' rulebook beside a table, as the table's in-game PDF: `kings-blade-3.1-rulebook.pdf`."""
+    return f"{stem}-rulebook.pdf"
+
+
 def plot_name(name: str) -> str:
     """One plot of `cardgen simulate --plots`: `simulate-length-3.1.png`."""
     return f"simulate-{name}.png"
@@ -96,6 +106,7 @@ SVG_DIR = "svg"
 PNG_DIR = "png"
 TTS_DIR = "tts"
 TTS_TABLE_DIR = "tts-table"
+TABLE_RULEBOOK_DIR = "rulebook"  # in a table's folder: the rulebook built for it (`export tts --table`)
 PRINT_DIR = "print"
 BALANCE_DIR = "balance"
 

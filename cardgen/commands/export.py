@@ -109,6 +109,7 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     from ..data.setup import allowed_players, check_players
     from ..export.install import folder_name
     from ..export.ttstable import export_table, install_table, saves_dir
+    from ..files import TABLE_RULEBOOK_DIR, rulebook_name
     from ..pipeline import build
 
     project, snapshot = _checked_snapshot(ctx, game, version, lang)
@@ -119,10 +120,12 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
-        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=out / "rulebook",
-                               workers=jobs, force=force)
-        result = build(project, snapshot, options, progress_for(quiet))
-        rulebook = next((o.path for o in result.outputs if o.path.name.startswith("rulebook-")), None)
+        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False,
+                               out_dir=out / TABLE_RULEBOOK_DIR, workers=jobs, force=force)
+        build(project, snapshot, options, progress_for(quiet))
+        rulebook = out / TABLE_RULEBOOK_DIR / rulebook_name("a4")
+        if not rulebook.is_file():  # a language without the rulebook's words: the build said so
+            rulebook = None
     written = []
     with open_output(project, out, "export tts --table", force=force):
         for n in counts:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import files
 from ..buildtypes import Progress
 from ..data.project import Project
 from ..data.setup import Placed, Table, deal
@@ -56,12 +57,12 @@ _TABLE_FILE = re.compile(r"-\d+p\.(json|png)$")
 
 
 def table_file(stem: str, players: int) -> str:
-    """`<game>-<version>[-<lang>]-<N>p.json`: the one place the table's file name is made."""
-    return f"{stem}-{players}p.json"
+    """`<game>-<version>[-<lang>]-<N>p.json` (cardgen.files spells it)."""
+    return files.table_name(stem, players)
 
 
 def rulebook_file(stem: str) -> str:
-    return f"{stem}-rulebook.pdf"
+    return files.table_rulebook_name(stem)
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
