@@ -177,10 +177,22 @@ def test_kings_guild_supplies_and_seats(tables):
     assert len(boards) == 1 + 6 and all(b["Locked"] for b in boards)
     tinted = [b for b in boards if "ColorDiffuse" in b]
     assert len(tinted) == 6 and len({json.dumps(b["ColorDiffuse"]) for b in tinted}) == 6  # a colour each
+    seals = [s for s in states if s["Name"] == "Custom_Token" and s["Nickname"].startswith("Sigillo")]
+    guilds = [s for s in states if s["Name"] == "Card" and s["Nickname"].startswith("Gilda")]
+    assert len(seals) == 12 and len(guilds) == 6
+    white = _tint_of(1.0, 1.0, 1.0)
+    assert sum(s.get("ColorDiffuse") == white for s in seals + guilds) == 2 + 1  # the White seat's
+    assert all("ColorDiffuse" in s for s in seals + guilds)
     main = next(b for b in boards if b["Nickname"] == "Tabellone")
     prints = {f.label: f for f in footprints(save, out)}
     on_board = [prints[name] for name in ("Mazzo delle Missioni", "Tesori rossi")]
     assert all(f.inside(prints["Tabellone"]) for f in on_board) and main["Transform"]["posY"] < 1.5
+
+
+def _tint_of(r: float, g: float, b: float) -> dict:
+    from cardgen.export.ttstable import _tint
+
+    return _tint((r, g, b))
 
 
 def test_the_saved_game_passes_the_saved_objects_structural_checks(tables):
@@ -237,6 +249,24 @@ def test_top_view_renders(tables, tmp_path):
     snapshot, out, export, save = tables[("kings-blade", "en", 2)]
     data = render_png(save, out, size_px=400)
     assert data.startswith(b"\x89PNG") and render_png(save, out, size_px=400) == data
+
+
+def test_a_new_project_gets_a_table_from_its_data_alone(cli, project_copy, tmp_path):
+    """`cardgen new`'s game declares no set-up: the table is dealt from the set-up its data implies."""
+    assert cli("new", "Dragon Race", cwd=project_copy).code == 0
+    project = load_project(project_copy)
+    snapshot = resolve(project, load_game(project, "dragon-race"))
+    assert snapshot.setup is None
+    out = tmp_path / "table"
+    out.mkdir()
+    n = snapshot.game.file.players.max
+    export = export_table(project, snapshot, n, out, lambda name: file_url(out / name))
+    save = json.loads((out / export.file).read_text(encoding="utf-8"))
+    assert overlaps(footprints(save, out)) == []
+    card_of = _identify(snapshot, out)
+    found = Counter(cid for s in _all_states(save["ObjectStates"]) if (cid := card_of(s)) is not None)
+    assert found == Counter({c.id: c.count for c in snapshot.cards if c.count})
+    assert len([s for s in save["ObjectStates"] if s["Name"] == "HandTrigger"]) == n
 
 
 # --- the command ----------------------------------------------------------------------------------
