@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.setup import deal
 from cardgen.data.versions import load_game, resolve
@@ -40,8 +41,9 @@ def tables(tmp_path_factory):
         snapshot = localise(resolve(project, load_game(project, game), version), lang)
         out = tmp_path_factory.mktemp(f"{game}-{lang}")
         players = snapshot.game.file.players
+        rendered = draw_cards(project, snapshot, checks=False).faces()
         for n in range(players.min, players.max + 1):
-            export = export_table(project, snapshot, n, out, lambda name, out=out: file_url(out / name))
+            export = export_table(project, snapshot, rendered, n, out, lambda name, out=out: file_url(out / name))
             save = json.loads((out / export.file).read_text(encoding="utf-8"))
             made[(game, lang, n)] = (snapshot, out, export, save)
     return made
@@ -229,7 +231,8 @@ def test_the_saved_game_passes_the_saved_objects_structural_checks(tables):
 def test_table_export_is_deterministic(tables, tmp_path):
     snapshot, out, export, save = tables[("one-true-king", "en", 2)]
     project = load_project(ROOT)
-    again = export_table(project, snapshot, 2, tmp_path, lambda name: file_url(out / name))
+    rendered = draw_cards(project, snapshot, checks=False).faces()
+    again = export_table(project, snapshot, rendered, 2, tmp_path, lambda name: file_url(out / name))
     assert (tmp_path / again.file).read_bytes() == (out / export.file).read_bytes()
     assert (tmp_path / again.thumbnail_file).read_bytes() == (out / export.thumbnail_file).read_bytes()
 
@@ -260,7 +263,8 @@ def test_a_new_project_gets_a_table_from_its_data_alone(cli, project_copy, tmp_p
     out = tmp_path / "table"
     out.mkdir()
     n = snapshot.game.file.players.max
-    export = export_table(project, snapshot, n, out, lambda name: file_url(out / name))
+    rendered = draw_cards(project, snapshot, checks=False).faces()
+    export = export_table(project, snapshot, rendered, n, out, lambda name: file_url(out / name))
     save = json.loads((out / export.file).read_text(encoding="utf-8"))
     assert overlaps(footprints(save, out)) == []
     card_of = _identify(snapshot, out)
