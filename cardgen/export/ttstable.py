@@ -8,8 +8,8 @@ the table in millimetres and written as a TTS save:
   (an `Infinite_Bag` where the supply is unlimited) and boxes (a bag of what is not used);
   places `on` a board lie on it at their `at` position;
 - the seats around it, clockwise from the south-west: half along the south edge, half along the
-  north edge, facing the middle. Each seat is a TTS player colour: its player board and pieces
-  are tinted with it, and its hand zone (`HandTrigger`) holds the cards the set-up deals into a
+  north edge, facing the middle. Each seat is a TTS player colour: what lies in front of it
+  (its player board, pieces and cards) is tinted with it, and its hand zone (`HandTrigger`) holds the cards the set-up deals into a
   hand;
 - the rulebook as an in-game PDF (`Custom_PDF`) and a notecard with the set-up steps, west of
   everything.
@@ -425,6 +425,8 @@ class _Writer:
             state = self.pile(item.cards, item.label, item.description)
             scale = (state["Transform"]["scaleX"], state["Transform"]["scaleZ"])
             state["Transform"] = self.transform(item, y, item.face_up, scale)
+            if tint is not None and not in_hand:
+                state["ColorDiffuse"] = _tint(tint)
             return state
         state = self.piece(item.cards[0])
         scale = (state["Transform"]["scaleX"], state["Transform"]["scaleZ"])
