@@ -16,22 +16,14 @@ from .buildtypes import BuildOptions, BuildResult, Progress, Timing
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
 from .data.validate import ValidationFailed
+from .files import BuildFiles, of_snapshot
 from .outputs import open_output
 from .preflight import preflight
 from .render.checks import check, render_stage
 from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
-from .render.workers import Workers
+from .render.workers import RASTER_PRELOAD, Workers, drawing_workers
 from .words import counted
-
-
-def default_out_dir(project: Project, snapshot: Snapshot) -> Path:
-    """build/<game>/<version>/ in the source language; a translation in its own sub-folder
-    (build/kings-blade/3.1/nl/), so no language overwrites another."""
-    folder = project.build_dir / snapshot.game.id / snapshot.version
-    if snapshot.language != snapshot.game.file.language:
-        folder = folder / snapshot.language
-    return folder
 
 
 def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_dir: Path) -> Workers:
@@ -42,9 +34,9 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     (a no-op rebuild starts no process), so there they start with the first job as usual.
     """
     rulebook = options.rulebook and bool(snapshot.game.file.rulebook)
-    preload = ("cardgen.render.svgconvert",) + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
-    workers = Workers(options.workers, project.fonts_dir, project.cache_dir / "fontconfig", preload)
-    if not (out_dir / cache_mod.Manifest.NAME).is_file():
+    preload = RASTER_PRELOAD + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
+    workers = drawing_workers(project, options.workers, preload)
+    if not BuildFiles(out_dir).built_before():
         workers.start()
     return workers
 
@@ -59,7 +51,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     """
     options = options or BuildOptions()
     progress = progress or Progress()
-    out_dir = check_out_dir(project, options.out_dir or default_out_dir(project, snapshot))
+    out_dir = check_out_dir(project, options.out_dir or of_snapshot(project.build_dir, snapshot).root)
     result = BuildResult(out_dir)
     # the same checks as `validate`, the render stage included (so both fail alike); the build
     # goes on with the faces they rendered
@@ -107,7 +99,7 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
 def _produce(project, snapshot, rendered, options, progress, out_dir, result, workers: Workers) -> None:
     """Rasterise, publish, impose and lay out, into the open output folder."""
     manifest = cache_mod.Manifest(out_dir)
-    rasteriser = Rasteriser(project, options, progress)
+    rasteriser = Rasteriser(project, options, progress, workers)
     with workers:
         started = time.perf_counter()
         files, jobs = rasteriser.plan(rendered)

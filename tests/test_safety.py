@@ -18,7 +18,8 @@ from conftest import ROOT
 
 from cardgen import atomic
 from cardgen.errors import BuildError, InputError
-from cardgen.outputs import LOCK, MANIFEST, open_output, open_output_file, remove_stale
+from cardgen.files import LOCK, MANIFEST
+from cardgen.outputs import open_output, open_output_file, remove_stale
 
 V1 = "versions/kings-blade/1.yml"
 V3 = "versions/kings-blade/3.yml"
@@ -240,7 +241,7 @@ def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
 
 def test_single_output_file_is_recorded_in_build_not_beside_it(tmp_path):
     from cardgen.data.project import load_project
-    from cardgen.outputs import FILES_RECORD
+    from cardgen.files import FILES_RECORD
 
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "cardgen.yml").write_text("build_dir: out\n")
@@ -625,7 +626,7 @@ def test_ctrl_c_in_workers_prints_no_tracebacks(tmp_path):
 def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_path):
     """diff --out, simulate --report and table export --to write one file into a folder of the
     user's: no lock or manifest is left there; what cardgen wrote is recorded under build/."""
-    from cardgen.outputs import FILES_RECORD
+    from cardgen.files import FILES_RECORD
 
     desk = tmp_path / "desk"
     desk.mkdir()

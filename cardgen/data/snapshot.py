@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Loc
-from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Size, Symbol, ValueSpec
+from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Setup, Size, Symbol, ValueSpec
 
 NAMED_SIZES = {
     "poker": Size(width_mm=63, height_mm=88),
@@ -131,6 +131,10 @@ class Snapshot:
     # what resolving the versions noticed (a card overridden twice in one file...): the
     # validator reports these with its own findings
     remarks: list[Any] = field(default_factory=list)
+    # the set-up in force (game.yml's, changed place by place by the versions) and where each
+    # place is written: ("shared" | "players", place id) -> Loc; None = the game declares none
+    setup: Setup | None = None
+    setup_locs: dict[tuple[str, str], Loc] = field(default_factory=dict)
     lang: str = ""  # the language of every printed string; "" = the game's source language
     translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
 

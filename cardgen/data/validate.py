@@ -19,6 +19,7 @@ from .. import contain
 from ..errors import BuildError, Finding, Loc
 from ..words import counted
 from . import cardtext
+from . import setup as game_setup
 from .model import PluralText, ValueSpec
 from .plugin import HOOKS, defined_hooks, load_plugin
 from .project import Project
@@ -65,6 +66,7 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     ctx.check_rules()
     ctx.check_claims()
     ctx.check_limits()
+    game_setup.check(snapshot, report)
     report.findings += snapshot.remarks
     _check_translation(snapshot, report)
     run_plugin(snapshot, report)

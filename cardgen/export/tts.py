@@ -31,6 +31,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..render.cards import CardRenderer
+from ..render.workers import Workers, own_pool
 from .images import Shot, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 from .ttspieces import PieceObject, deck_words, piece_object, plan_pieces, write_piece_images
 
@@ -100,18 +101,20 @@ def cell_size(size_mm: tuple[float, float], cols: int, rows: int) -> tuple[int, 
     return max(1, math.floor(w_mm * scale)), max(1, math.floor(h_mm * scale))
 
 
-def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: int | None = None,
+def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: Workers | int | None = None,
                progress: Progress | None = None) -> list[DeckObject | PieceObject]:
     """Write the deck sheets, back images and thumbnails, and the images of boards, tiles and
-    tokens (ttspieces.py); return the objects for `write_objects`."""
+    tokens (ttspieces.py); return the objects for `write_objects`. Every deck renders in the
+    same worker processes (the command's `workers`, or a pool of that many for the export)."""
     stem = export_stem(snapshot)
     renderer = CardRenderer(project, snapshot)
     decks = plan_objects(snapshot, stem)
-    for deck in decks:
-        _write_images(project, snapshot, renderer, deck, out_dir, workers, progress)
-    objects: list[DeckObject | PieceObject] = list(decks)
     pieces = plan_pieces(snapshot, stem)
-    write_piece_images(project, snapshot, pieces, out_dir, workers, progress)
+    with own_pool(project, workers) as pool:
+        for deck in decks:
+            _write_images(project, snapshot, renderer, deck, out_dir, pool, progress)
+        write_piece_images(project, snapshot, pieces, out_dir, pool, progress)
+    objects: list[DeckObject | PieceObject] = list(decks)
     objects += pieces
     remove_stale(out_dir, {name for o in objects for name in (o.file, *o.image_files)}, owned_by(stem))
     return objects
@@ -139,7 +142,7 @@ def write_objects(objects: list, snapshot: Snapshot, folder: Path, url_for: Call
 
 
 def _write_images(project: Project, snapshot: Snapshot, renderer: CardRenderer, obj: DeckObject, out_dir: Path,
-                  workers: int | None, progress: Progress | None) -> None:
+                  workers: Workers, progress: Progress | None) -> None:
     """The object's sheets, back and thumbnail; sets each sheet's key from its pictures."""
     bleed = snapshot.game.file.bleed_mm
     shots = []

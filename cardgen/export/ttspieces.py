@@ -29,6 +29,7 @@ from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
 from ..render.cards import CardRenderer
+from ..render.workers import Workers
 from .images import Shot, file_word, rasterise_shots, trim_frame, write_if_changed
 
 PIECES = ("board", "tile", "token")
@@ -117,7 +118,7 @@ def pixel_size(size_mm: tuple[float, float]) -> tuple[int, int]:
 
 
 def write_piece_images(project: Project, snapshot: Snapshot, objects: list[PieceObject], out_dir: Path,
-                       workers: int | None = None, progress: Progress | None = None) -> None:
+                       workers: Workers | int | None = None, progress: Progress | None = None) -> None:
     renderer = CardRenderer(project, snapshot)
     bleed = snapshot.game.file.bleed_mm
     shots, names = [], []

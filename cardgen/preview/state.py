@@ -23,6 +23,7 @@ from ..data.snapshot import Card, Snapshot
 from ..data.validate import validate
 from ..data.versions import available_versions, load_game, resolve
 from ..errors import CardgenError, display_path
+from ..files import BuildFiles, Files
 from ..i18n.localise import localise
 from ..render.cards import CardRenderer, Face
 
@@ -203,15 +204,10 @@ def _signature(state: PreviewState) -> str:
 
 def build_dir(root: Path, state: PreviewState) -> Path:
     """Where `cardgen build` writes this version in this language."""
-    project = load_project(root)
-    out = project.build_dir / state.game / state.version
-    return out / state.lang if state.lang and state.lang != state.source_lang else out
+    return Files(load_project(root).build_dir).version(state.game, state.version, state.lang, state.source_lang).root
 
 
 def build_files(root: Path, state: PreviewState) -> list[dict[str, str]]:
     """The version's built PDFs (sheets, rulebook, notes), if `cardgen build` has made them."""
-    out = build_dir(root, state)
-    if not out.is_dir():
-        return []
     return [{"name": p.name, "url": f"/files/{p.name}", "path": display_path(p)}
-            for p in sorted(out.glob("*.pdf"))]
+            for p in BuildFiles(build_dir(root, state)).documents()]
