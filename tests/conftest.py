@@ -82,17 +82,23 @@ def mini(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def mini_build(tmp_path_factory) -> tuple[Path, object]:
-    """tests/projects/mini version 2 built once per session (cards, both papers' duplex sheets,
-    no rulebook): (output folder, BuildResult). Shared: tests only read it."""
+def mini_shared(tmp_path_factory) -> Path:
+    """One copy of tests/projects/mini for the whole session, to read and to build from into
+    folders of a test's own: a test that edits the project takes `mini` instead."""
+    return copy_project(MINI, tmp_path_factory.mktemp("mini-shared") / "mini")
+
+
+@pytest.fixture(scope="session")
+def mini_build(mini_shared: Path) -> tuple[Path, object]:
+    """tests/projects/mini version 2 built once per session (cards as SVG and 300 DPI PNG, both
+    papers' duplex sheets, no rulebook): (output folder, BuildResult). Tests only read it."""
     from cardgen.buildtypes import BuildOptions
     from cardgen.data.versions import load_game, resolve
     from cardgen.pipeline import build
 
-    root = copy_project(MINI, tmp_path_factory.mktemp("mini-build") / "mini")
-    project = load_project(root)
+    project = load_project(mini_shared)
     snapshot = resolve(project, load_game(project, None), None)
-    out = root / "build" / "mini" / "2"
+    out = mini_shared / "build" / "mini" / "2"
     return out, build(project, snapshot, BuildOptions(out_dir=out, rulebook=False))
 
 
