@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageCms, ImageStat
 
+from cardgen.cardstage import draw_cards
 from cardgen.data import cardtext
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
@@ -46,7 +47,7 @@ def build_pngs(mini_build):
 def tts(mini2, tmp_path_factory):
     project, snapshot = mini2
     out = tmp_path_factory.mktemp("tts")
-    objects = export_tts(project, snapshot, out)
+    objects = export_tts(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), out)
     write_objects(objects, snapshot, out, lambda name: (out / name).resolve().as_uri())
     return out, objects, {o.deck_id: json.loads((out / o.file).read_text()) for o in objects}
 
@@ -156,7 +157,7 @@ def test_one_card_deck_is_a_card(mini2, tmp_path):
     project, snapshot = mini2
     single = copy.deepcopy(snapshot)
     single.card("coin").count = 1
-    objects = export_tts(project, single, tmp_path)
+    objects = export_tts(project, single, draw_cards(project, single, checks=False).faces(), tmp_path)
     write_objects(objects, single, tmp_path, lambda name: "https://example.org/kb/" + name)
     state = json.loads((tmp_path / "mini-2-coins.json").read_text())["ObjectStates"][0]
     assert state["Name"] == "Card" and state["Nickname"] == "Coin"
@@ -169,7 +170,7 @@ def test_export_is_deterministic(mini2, tts):
     project, snapshot = mini2
     out, objects, _ = tts
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    again = export_tts(project, snapshot, out)
+    again = export_tts(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), out)
     write_objects(again, snapshot, out, lambda name: (out / name).resolve().as_uri())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
@@ -222,7 +223,7 @@ def pngs(mini2, tmp_path_factory):
     outs = {}
     for name, preset in PRESETS.items():
         out = tmp_path_factory.mktemp(name)
-        export_png(project, snapshot, preset, out)
+        export_png(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), preset, out)
         outs[name] = out
     return outs
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..buildtypes import Progress
+from ..buildtypes import Progress, RenderedSet
 from ..data.project import Project
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
@@ -300,27 +300,27 @@ class TableExport:
         return [self.file, self.thumbnail_file, *self.image_files] + ([self.rulebook_file] if self.rulebook_file else [])
 
 
-def write_table_images(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: int | None = None,
+def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_dir: Path, *,
+                       workers: int | None = None,
                        progress: Progress | None = None) -> tuple[list[tts.DeckObject], list[ttspieces.PieceObject]]:
     """Every deck sheet and piece image the table needs (the ones `export tts` writes)."""
     stem = tts.export_stem(snapshot)
     decks = tts.plan_objects(snapshot, stem)
-    renderer = tts.CardRenderer(project, snapshot)
     pieces = ttspieces.plan_pieces(snapshot, stem)
     with tts.own_pool(project, workers) as pool:  # every image in the same worker processes
         for deck in decks:
-            tts._write_images(project, snapshot, renderer, deck, out_dir, pool, progress)
-        ttspieces.write_piece_images(project, snapshot, pieces, out_dir, pool, progress)
+            tts._write_images(project, snapshot, rendered, deck, out_dir, pool, progress)
+        ttspieces.write_piece_images(project, snapshot, rendered, pieces, out_dir, pool, progress)
     return decks, pieces
 
 
-def export_table(project: Project, snapshot: Snapshot, players: int, out_dir: Path,
+def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, players: int, out_dir: Path,
                  url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: int | None = None,
                  progress: Progress | None = None) -> TableExport:
     """Write the table for `players` into `out_dir`: its JSON, thumbnail, images and rulebook PDF."""
     stem = tts.export_stem(snapshot)
     laid = lay_out(snapshot, players)
-    decks, pieces = write_table_images(project, snapshot, out_dir, workers=workers, progress=progress)
+    decks, pieces = write_table_images(project, snapshot, rendered, out_dir, workers=workers, progress=progress)
     pdf = None
     if rulebook is not None:
         pdf = rulebook_file(stem)
