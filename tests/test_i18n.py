@@ -285,6 +285,40 @@ def test_dutch_rulebook_is_built_for_both_papers(dutch):
         assert "Voorbereiding" in text and "Spelverloop" in text and "Set-up" not in text
 
 
+def _pdf_words(path: Path) -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
+    """Every page's size and words with their boxes (x0, y0, x1, y1 in points, y down), as pdftotext reads them."""
+    html = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    word = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+    pages = []
+    for page in html.split("<page ")[1:]:
+        size = re.match(r'width="([\d.]+)" height="([\d.]+)"', page)
+        assert size
+        pages.append((float(size.group(1)), float(size.group(2)),
+                      [(*map(float, m.groups()[:4]), m.group(5)) for m in word.finditer(page)]))
+    return pages
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_dutch_sheets_print_their_instructions_across_the_page(dutch, paper):
+    """Issue 22 item 5: the Dutch footer ("vel 1/10, voorkant · A4 · dubbelzijdig afdrukken...") and
+    the print-at-100 % notice are longer than the English; they once ran up the left margin of
+    every front. Every word of every sheet reads across the page, and each page's footer stands
+    in the band below or above the cards."""
+    root, _ = dutch
+    pages = _pdf_words(root / "build" / "kings-blade" / "3.1" / "nl" / f"sheets-{paper}-duplex.pdf")
+    assert len(pages) >= 20
+    for n, (_, height, words) in enumerate(pages, 1):
+        upright = [w[4] for w in words if len(w[4]) > 3 and (w[3] - w[1]) > 1.5 * (w[2] - w[0])]
+        assert upright == [], (n, upright)
+        side = "voorkant" if n % 2 else "achterkant"
+        footer = [w for w in words if w[4] == "vel"]
+        assert len(footer) == 1 and side in [w[4] for w in words], n
+        # across the page, in the band within 15 mm (42 pt) of its foot or head
+        assert footer[0][1] > height - 42 or footer[0][3] < 42, (n, footer)
+    first = " ".join(w[4] for w in pages[0][2])
+    assert "Afdrukken op 100 %" in first and "50 mm" in first
+
+
 def test_dutch_rulebook_section_titles_and_contents(dutch):
     root, _ = dutch
     pages = _pages(root, "nl")
