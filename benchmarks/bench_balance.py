@@ -11,9 +11,10 @@
 
 The machine's load average is printed before and after each measurement: on a shared machine a
 load above the number of cores means the figures are lower bounds, and the ratio of 2 to 1 workers
-says little (the other processes take the second core). The CPU seconds per 1,000 games say
-whether two workers do more work per game than one (pool overhead): on an idle machine the ratio
-is at most the ratio of those.
+says little (the other processes take the second core). The CPU seconds per 1,000 games (this
+process and the workers, read from /proc: see cpu.py) say whether two workers do more work per
+game than one (pool overhead): on an idle machine the ratio is at most the ratio of those.
+--repeat N measures N times, alternating 1 and 2 workers (paired runs on a shared machine).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,15 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cpu import own_cpu, workers_cpu  # noqa: E402  (benchmarks/cpu.py, beside this script)
+
 
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process and of its finished children (the pool's workers, once joined)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def games_per_second(games: int, jobs: int) -> tuple[float, float, str]:
@@ -52,14 +48,15 @@ def games_per_second(games: int, jobs: int) -> tuple[float, float, str]:
     player = LocalPlayer(jobs)
     player.play(exp, [(i, i + 1) for i in range(jobs)])  # start the pool's processes outside the measurement
     try:
-        started, cpu = time.perf_counter(), cpu_seconds()
+        started, cpu = time.perf_counter(), own_cpu() + workers_cpu(player.workers)
         totals = None
         for _, totals in play_steps(player, exp):
             pass
         wall = time.perf_counter() - started
+        cpu = own_cpu() + workers_cpu(player.workers) - cpu
     finally:
-        player.close()  # joins the workers: their CPU time is counted below
-    return games / wall, cpu_seconds() - cpu, json.dumps(figures_from(exp, totals), sort_keys=True)
+        player.close()
+    return games / wall, cpu, json.dumps(figures_from(exp, totals), sort_keys=True)
 
 
 def search(games: int, trials: int) -> dict:
@@ -89,16 +86,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--skip-search", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1, help="measure 1 and 2 workers this many times, in turn")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}")
-    rates = {}
-    for jobs in (1, 2):
-        before = load()
-        rate, cpu, figures = games_per_second(args.games, jobs)
-        rates[jobs] = (rate, figures)
-        print(f"{jobs} worker{'s' if jobs > 1 else ''}: {rate:7.1f} games/s over {args.games} games, "
-              f"{1000 * cpu / args.games:.2f} CPU s per 1000 games   (load before {before}, after {load()})")
-    print(f"2 workers / 1 worker: {rates[2][0] / rates[1][0]:.2f}x; same figures: {rates[1][1] == rates[2][1]}")
+    for _ in range(args.repeat):
+        rates = {}
+        for jobs in (1, 2):
+            before = load()
+            rate, cpu, figures = games_per_second(args.games, jobs)
+            rates[jobs] = (rate, figures)
+            print(f"{jobs} worker{'s' if jobs > 1 else ''}: {rate:7.1f} games/s over {args.games} games, "
+                  f"{1000 * cpu / args.games:.2f} CPU s per 1000 games   (load before {before}, after {load()})")
+        print(f"2 workers / 1 worker: {rates[2][0] / rates[1][0]:.2f}x; same figures: {rates[1][1] == rates[2][1]}")
     if not args.skip_search:
         before = load()
         result = search(args.games, args.trials)

@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cpu import fork_server_cpu, own_cpu  # noqa: E402  (benchmarks/cpu.py, beside this script)
 
 # game -> (version, players, bots, games, seconds): the goals
 GOALS = {
@@ -41,18 +44,27 @@ def child(game: str, games: int, jobs: int) -> None:
 
     version, players, bots, _, _ = GOALS[game]
     exp = Experiment(project=str(ROOT), game=game, version=version, players=players, bots=bots, games=games)
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu = time.perf_counter(), own_cpu()
     with Runner(jobs) as runner:
         figures = runner.figures(exp)
         wall = time.perf_counter() - started
+        worker_rss = max((peak_mb(pid) for pid in runner.workers.pids()), default=0.0)
+    # the workers are the fork server's children: their CPU is in its figures once the pool is closed
+    cpu = own_cpu() - cpu + fork_server_cpu()
     own = resource.getrusage(resource.RUSAGE_SELF)
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(json.dumps({
-        "games": figures["games"], "wall_s": wall,
-        "cpu_s": time.process_time() - cpu + workers.ru_utime + workers.ru_stime,
-        "main_rss_mb": own.ru_maxrss / 1024, "worker_rss_mb": workers.ru_maxrss / 1024,
+        "games": figures["games"], "wall_s": wall, "cpu_s": cpu,
+        "main_rss_mb": own.ru_maxrss / 1024, "worker_rss_mb": worker_rss,
         "rounds": figures["turns"]["rounds"]["mean"] if figures["turns"]["rounds"] else float("nan"),
     }))
+
+
+def peak_mb(pid: int) -> float:
+    """A live process's peak memory (VmHWM, Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def load() -> str:

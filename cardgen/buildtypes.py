@@ -37,19 +37,6 @@ PRINT_MODES: tuple[str, ...] = ("duplex", "onesided")
 CUTTER_NAMES: tuple[str, ...] = ("silhouette", "cricut")  # `build --cutter` (imposition.presets.CUTTERS)
 
 
-# The names of the print files, in one place: the stage that writes them and the one that removes
-# a file an earlier build wrote and this one does not both ask here.
-def sheets_name(paper: str, mode: str, cutter: str | None = None, prefix: str = "") -> str:
-    """`sheets-a4-duplex.pdf`; for a cutting machine `sheets-a4-duplex-silhouette.pdf`;
-    `prefix` is "update-" for an update pack."""
-    return f"{prefix}sheets-{paper}-{mode}{'-' + cutter if cutter else ''}.pdf"
-
-
-def cutlines_name(paper: str, cutter: str, prefix: str = "") -> str:
-    """The cutting machine's cut file of a paper's cutter sheets: `cutlines-a4-silhouette.svg`."""
-    return f"{prefix}cutlines-{paper}-{cutter}.svg"
-
-
 @dataclass
 class BuildOptions:
     papers: tuple[str, ...] = PAPER_NAMES

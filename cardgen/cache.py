@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .atomic import write_text
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -86,6 +85,11 @@ def place(source: Path, target: Path, *, link: bool = True) -> bool:
 
     if target.is_file() and not target.is_symlink() and target.stat().st_size == source.stat().st_size:
         if target.samefile(source) or target.read_bytes() == source.read_bytes():
+            from .outputs import folder_for
+
+            out = folder_for(target)  # an older cardgen's output, as cardgen makes it: adopted
+            if out is not None:
+                out.adopt_unchanged(target)
             return False
     with atomic_path(target) as tmp:
         tmp.unlink()
@@ -103,16 +107,24 @@ def _hard_link(source: Path, target: Path) -> bool:
 
 
 class Manifest:
-    """out_dir/.cardgen-build.json: which inputs hash produced each output file."""
+    """Which inputs produced each output file of a folder (output name -> digest of its inputs).
 
-    NAME = ".cardgen-build.json"
+    Kept in the folder's one manifest (`files.MANIFEST`, beside the hashes of the files cardgen
+    wrote; see cardgen.outputs): while the folder is open for writing, the record is the open
+    folder's own and is saved with it, whether the command succeeds or fails, so an output is
+    never taken for one made from other inputs. An older cardgen's second record
+    (`files.OLD_MANIFEST`) is read where the manifest holds none.
+    """
 
     def __init__(self, out_dir: Path):
-        self.file = out_dir / self.NAME
-        try:
-            self.entries: dict[str, str] = json.loads(self.file.read_text())
-        except (OSError, ValueError):
-            self.entries = {}
+        from .files import BuildFiles
+        from .outputs import open_folder, read_inputs
+
+        self.folder = out_dir
+        self.file = BuildFiles(out_dir).manifest
+        out = open_folder(out_dir)
+        # the open folder's own dict: what is recorded here is saved when the folder closes
+        self.entries: dict[str, str] = out.inputs if out is not None else read_inputs(out_dir)
 
     def fresh(self, output: Path, inputs: str) -> bool:
         """Made from these inputs, and still as cardgen wrote it: a sheet truncated or edited
@@ -121,16 +133,18 @@ class Manifest:
             return False
         from .outputs import folder_for
 
-        out = folder_for(output)
-        return out is None or out.owns(output)
+        out = folder_for(output)  # (an older cardgen's output, its inputs recorded: adopted)
+        return out is None or out.owns(output) or out.adopt_unchanged(output)
 
     def record(self, output: Path, inputs: str) -> None:
         self.entries[output.name] = inputs
 
     def forget_missing(self) -> None:
         """Drop records of outputs that are gone; a partial build keeps the others' records."""
-        folder = self.file.parent
-        self.entries = {k: v for k, v in self.entries.items() if (folder / k).is_file()}
+        for name in [k for k in self.entries if not (self.folder / k).is_file()]:
+            del self.entries[name]
 
     def save(self) -> None:
-        write_text(self.file, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
+        from .outputs import save_inputs
+
+        save_inputs(self.folder, self.entries)

@@ -8,9 +8,17 @@ the commands whose job is to write the designer's own files (`i18n extract|updat
 - it is not a project source, whatever the spelling (relative, absolute, `..`, a symbolic link):
   the path is compared after resolving links (`refuse_sources`);
 - one command at a time writes it: a lock file (`.cardgen-lock`) is held, and a second command
-  stops at once with one clear line instead of racing for the same files;
+  stops at once with one clear line instead of racing for the same files. The lock is removed
+  when the command ends, however it ends (a failure, Ctrl-C); one left by a process that was
+  killed outright holds no lock any more, and the next command takes it over and removes it;
 - every file written through `cardgen.atomic` below it is recorded, with its hash, in the
-  folder's manifest (`.cardgen-outputs`). A file cardgen did not record is never
+  folder's one manifest (`.cardgen-outputs`), which also holds the inputs each output was made
+  from (`cache.Manifest`). A folder an older cardgen built is recognised: with the two
+  manifests of before (`.cardgen-outputs` and `.cardgen-build.json`) its files are known from
+  the first and its inputs read from the second, which is then folded into the one manifest
+  and removed; with only `.cardgen-build.json` (before the outputs manifest) an output is
+  adopted when its recorded inputs match or it holds the bytes cardgen would write (see
+  `OutputFolder.adopt_unchanged`). A file cardgen did not record is never
   overwritten (unless it already holds the same bytes) and never deleted: `remove_stale`
   deletes only recorded files whose content is still what cardgen wrote;
 - a file cardgen wrote that the user edited since (its hash no longer the recorded one) is kept
@@ -47,16 +55,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .builtin import BUILTIN_DIR
-from .errors import BuildError, InputError, display_path
+from .errors import BuildError, CardgenError, InputError, display_path
+from .files import BOOKKEEPING, DATA_LOCK, FILES_LOCK, LOCK, MANIFEST, OLD_MANIFEST, Files
 
-MANIFEST = ".cardgen-outputs"  # JSON, but no .json suffix: Tabletop Simulator lists every *.json
-LOCK = ".cardgen-lock"
-FILES_RECORD = ".cardgen-files"  # in build/: the single files cardgen wrote anywhere (see open_output_file)
-FILES_LOCK = ".cardgen-files.lock"
-DATA_LOCK = ".cardgen-data.lock"  # in build/: `i18n` writing a game's catalogs
-LEGACY_MANIFEST = ".cardgen-build.json"  # builds before the outputs manifest: adopt their files
-_SKIP = {MANIFEST, LOCK, FILES_RECORD, FILES_LOCK, DATA_LOCK}
-_BOOKKEEPING = _SKIP | {LEGACY_MANIFEST}  # cardgen's own records: always rewritten, never "edited"
 EDITED = "edited since cardgen wrote it"
 
 _open: contextvars.ContextVar[tuple[OutputFolder, ...]] = contextvars.ContextVar("cardgen_outputs", default=())
@@ -72,23 +73,19 @@ class OutputFolder:
     def __init__(self, root: Path, *, force: bool = False, force_option: str | None = "--force"):
         self.root = root
         self.manifest = root / MANIFEST
-        self.files: dict[str, str] = self._read()
-        # a folder an older cardgen built (it has the old build record): its files are cardgen's
-        self.adopt = not self.manifest.exists() and (root / LEGACY_MANIFEST).is_file()
+        self.old_manifest = root / OLD_MANIFEST
+        self.files, self.inputs = _read_manifest(self.manifest)
+        # a folder an older cardgen built before the outputs manifest (it has only the old record
+        # of inputs): its files are cardgen's, and are recorded as such when it is saved
+        self.adopt = not self.manifest.exists() and self.old_manifest.is_file()
+        if "inputs" not in _read_json(self.manifest):  # an older cardgen kept them in a second file
+            self.inputs = _read_old_inputs(self.old_manifest)
         self.force = force
         self.force_option = force_option
         # relative path -> the line telling what became of the user's edit: kept (true again on
         # every run until --force) or replaced (once)
         self.kept: dict[str, str] = {}
         self.replaced: dict[str, str] = {}
-
-    def _read(self) -> dict[str, str]:
-        try:
-            data = json.loads(self.manifest.read_text(encoding="utf-8"))
-            files = data.get("files", {}) if isinstance(data, dict) else {}
-            return {str(k): str(v) for k, v in files.items()}
-        except (OSError, ValueError):
-            return {}
 
     def relative(self, path: Path) -> str | None:
         """`path` relative to this folder (after resolving links), or None if it lies outside."""
@@ -101,7 +98,7 @@ class OutputFolder:
         """Before a write: may `path` be (re)placed? A file cardgen did not write is refused (an
         error); one it wrote and the user edited since is kept (False, and said so) unless force."""
         rel = self.relative(path)
-        if rel is None or rel in _BOOKKEEPING or self.adopt or not os.path.lexists(path):
+        if rel is None or rel in BOOKKEEPING or self.adopt or not os.path.lexists(path):
             return True
         self.refuse_foreign(path)
         if self.owns(path):
@@ -134,7 +131,7 @@ class OutputFolder:
 
     def record(self, path: Path, digest: str | None = None) -> None:
         rel = self.relative(path)
-        if rel is not None and rel not in _SKIP:
+        if rel is not None and rel not in BOOKKEEPING:
             self.files[rel] = digest or _file_digest(path)
 
     def owns(self, path: Path) -> bool:
@@ -144,14 +141,80 @@ class OutputFolder:
             return False
         return _file_digest(path) == self.files[rel]
 
+    def adopt_unchanged(self, path: Path) -> bool:
+        """In a folder an older cardgen built before it kept a manifest: `path` is one of its
+        outputs, as cardgen would make it now (its recorded inputs match, or it holds the very
+        bytes cardgen would write), so it is recorded as cardgen's. Only such evidence adopts a
+        file: the rest of that folder may be the user's, and stays unrecorded. True if adopted."""
+        rel = self.relative(path)
+        if not self.adopt or rel is None or rel in BOOKKEEPING or not path.is_file() or path.is_symlink():
+            return False
+        self.files.setdefault(rel, _file_digest(path))
+        return True
+
     def forget(self, path: Path) -> None:
         rel = self.relative(path)
         if rel is not None:
             self.files.pop(rel, None)
 
     def save(self) -> None:
+        """Write the one manifest: the files cardgen wrote that are still there, and the inputs
+        they were made from. An older cardgen's second record is folded in, then removed."""
+        old = self.old_manifest
+        if old.is_file() and not old.is_symlink() and (self.adopt or self.owns(old)):
+            old.unlink()
+        self.files.pop(OLD_MANIFEST, None)
         present = {k: v for k, v in sorted(self.files.items()) if (self.root / k).is_file()}
-        _write_json(self.manifest, {"written_by": "cardgen", "files": present})
+        inputs = {k: v for k, v in sorted(self.inputs.items()) if k in present}
+        _write_json(self.manifest, {"written_by": "cardgen", "files": present, "inputs": inputs})
+        self.adopt = False
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _strings(data) -> dict[str, str]:
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _read_manifest(path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """A folder's manifest: (the files cardgen wrote -> their hash, output name -> its inputs)."""
+    data = _read_json(path)
+    return _strings(data.get("files")), _strings(data.get("inputs"))
+
+
+def _read_old_inputs(path: Path) -> dict[str, str]:
+    """The record of inputs an older cardgen kept in OLD_MANIFEST: {output name: inputs}."""
+    return _strings(_read_json(path))
+
+
+def read_inputs(folder: Path) -> dict[str, str]:
+    """What each output of `folder` was made from (output name -> digest of its inputs), as its
+    manifest says (an older cardgen's record where the manifest has none)."""
+    data = _read_json(folder / MANIFEST)
+    return _strings(data["inputs"]) if "inputs" in data else _read_old_inputs(folder / OLD_MANIFEST)
+
+
+def save_inputs(folder: Path, inputs: dict[str, str]) -> None:
+    """Record `inputs` in the manifest of `folder`: through the open output folder when `folder`
+    is one (it writes the manifest when it closes), else into the file directly."""
+    out = open_folder(folder)
+    if out is not None:
+        if out.inputs is not inputs:
+            out.inputs.clear()
+            out.inputs.update(inputs)
+        return
+    data = _read_json(folder / MANIFEST)
+    data.update({"written_by": "cardgen", "inputs": dict(sorted(inputs.items()))})
+    data.setdefault("files", {})
+    with os_errors():
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_json(folder / MANIFEST, data)
 
 
 # --- where writing is allowed ------------------------------------------------------------------
@@ -337,7 +400,7 @@ def _build_lock(record: Path | None, command: str, name: str) -> Iterator[None]:
 
 
 def _record_path(project) -> Path | None:
-    return None if project is None else Path(project.build_dir) / FILES_RECORD
+    return None if project is None else Files(Path(project.build_dir)).record
 
 
 def _recorded(project, target: Path) -> bool:
@@ -356,6 +419,12 @@ def _read_record(record: Path) -> dict[str, str]:
         return {str(k): str(v) for k, v in files.items()}
     except (OSError, ValueError):
         return {}
+
+
+def open_folder(folder: Path) -> OutputFolder | None:
+    """The open output folder whose root is `folder` (None: `folder` is not open)."""
+    root = _resolve(folder)
+    return next((out for out in _open.get() if out.root == root), None)
 
 
 def folder_for(path: Path) -> OutputFolder | None:
@@ -379,7 +448,7 @@ def remove_stale(folder: Path, keep: Iterable[str], owned=None) -> list[Path]:
     if not folder.is_dir():
         return removed
     for path in sorted(folder.iterdir()):
-        if path.name in keep or path.name in _SKIP or not path.is_file():
+        if path.name in keep or path.name in BOOKKEEPING or not path.is_file():
             continue
         if owned is not None and not owned(path.name):
             continue
@@ -432,23 +501,75 @@ def os_error_message(exc: OSError) -> str:
 
 @contextlib.contextmanager
 def _lock(root: Path, command: str, name: str = LOCK) -> Iterator[None]:
-    """An exclusive lock on root/<name>, released when the process ends however it ends."""
+    """An exclusive lock on root/<name>, removed when the block ends however it ends.
+
+    The lock is the operating system's (flock), held on the open file: a process killed
+    outright holds it no more, so the file it leaves behind is taken over by the next command
+    (and removed when that one ends). The file is removed while still locked, so a command
+    that opened it meanwhile finds, once it has the lock, that it locked a removed file, and
+    starts again on the path's new file: two commands never both hold the folder."""
     path = root / name
-    with os_errors():
-        handle = open(path, "a+", encoding="utf-8")
+    handle = _acquire(path, root)
     try:
-        if not _try_lock(handle):
-            handle.seek(0)
-            holder = handle.read().strip() or "another cardgen command"
-            raise BuildError(f"{display_path(root)} is being written by {holder}; wait until it "
-                             "finishes (one cardgen command at a time per output folder)")
         handle.seek(0)
         handle.truncate()
         handle.write(f"`cardgen {command}` (process {os.getpid()})\n")
         handle.flush()
         yield
     finally:
-        handle.close()  # closing releases the lock
+        _release(path, handle)
+
+
+def _acquire(path: Path, root: Path):
+    """The open, locked lock file at `path`; a BuildError naming its holder if a live command has it."""
+    while True:
+        with os_errors():
+            handle = open(path, "a+", encoding="utf-8")
+        if not _try_lock(handle):
+            handle.seek(0)
+            holder = handle.read().strip() or "another cardgen command"
+            handle.close()
+            raise BuildError(f"{display_path(root)} is being written by {holder}; wait until it "
+                             "finishes (one cardgen command at a time per output folder)")
+        if _same_file(handle, path):
+            return handle
+        handle.close()  # the holder before us removed it as we opened it: lock the new one
+
+
+def _same_file(handle, path: Path) -> bool:
+    try:
+        mine, now = os.fstat(handle.fileno()), os.stat(path)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
+
+
+def _release(path: Path, handle) -> None:
+    """Remove the lock file, then release the lock (closing the file releases it)."""
+    if sys.platform == "win32":  # an open file cannot be removed there: close first
+        handle.close()
+        with contextlib.suppress(OSError):  # another command opened it meanwhile: it is theirs
+            path.unlink()
+        return
+    try:
+        if _same_file(handle, path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+    finally:
+        handle.close()
+
+
+def clear_stale_lock(folder: Path) -> None:
+    """Remove the lock file a killed command left in `folder` (a command that writes nothing,
+    such as an up-to-date `build`, still leaves no lock behind); one a live command holds stays."""
+    path = folder / LOCK
+    if not path.is_file():
+        return
+    try:
+        handle = _acquire(path, folder)
+    except CardgenError:
+        return
+    _release(path, handle)
 
 
 def _try_lock(handle) -> bool:

@@ -108,8 +108,8 @@ def test_i18n_status_of_the_kings_blade_is_complete(cli):
     result = cli("i18n", "status", "--game", "kings-blade")
     assert result.code == 0, result.out + result.err
     assert "nl: 100% complete" in result.out
-    assert "cards: 59/59 translated, 0 untranslated, 0 outdated" in result.out
-    assert "rulebook: 245/245 translated, 0 untranslated, 0 outdated" in result.out
+    assert "cards: 61/61 translated, 0 untranslated, 0 outdated" in result.out
+    assert "rulebook: 252/252 translated, 0 untranslated, 0 outdated" in result.out
 
 
 def test_committed_catalog_templates_are_current(project_copy, cli):

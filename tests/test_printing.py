@@ -622,8 +622,8 @@ def _drawn_forms(page: pikepdf.Page) -> list[tuple[str, list[float]]]:
 def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, service, bleed, backs, tmp_path):
     result = cli("export", "print", "--version", "3.1", "--service", service, "--out", str(tmp_path))
     assert result.code == 0, result.err
-    # one PDF per deck, and cardgen's bookkeeping (its lock, the manifest of what it wrote)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".cardgen-lock", ".cardgen-outputs", "blades.pdf",
+    # one PDF per deck, and cardgen's bookkeeping: the one manifest of what it wrote (no lock left)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cardgen-outputs", "blades.pdf",
                                                          "market.pdf", "mine.pdf", "tokens.pdf"]
     counts = {"blades": 6, "market": 20, "mine": 60, "tokens": 4}
     for deck, cards in counts.items():

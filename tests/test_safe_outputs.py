@@ -20,7 +20,8 @@ from conftest import ROOT
 from test_safety import one_line
 
 from cardgen import atomic
-from cardgen.outputs import MANIFEST, open_output
+from cardgen.files import LOCK, MANIFEST
+from cardgen.outputs import open_output
 
 GAME = ("--game", "dragon-race")  # `cardgen new`'s small game: 9 cards, one deck ("main")
 
@@ -238,8 +239,7 @@ def test_a_failing_ghostscript_is_one_line_and_writes_nothing(cli, small, tmp_pa
     result = cli("export", "print", *GAME, "--service", "drivethrucards", "--cmyk", "--out", str(out), cwd=small)
     text = one_line(result, 1)
     assert len(text.splitlines()) == 1 and words in text, text
-    assert {k: v for k, v in files_in(out).items() if k != ".cardgen-lock"} == \
-        {k: v for k, v in before.items() if k != ".cardgen-lock"}  # nothing half-written, nothing replaced
+    assert files_in(out) == before  # nothing half-written, nothing replaced, no lock left behind
 
 
 # --- 4. Ctrl-C while the render workers start ---------------------------------------------------
@@ -279,3 +279,4 @@ def test_ctrl_c_while_the_workers_start_is_one_line(small, tmp_path):
     assert len(list(mark.iterdir())) == 2  # both workers were starting when Ctrl-C came
     assert (proc.returncode, proc.stderr.strip()) == (130, "interrupted"), proc.stderr
     assert not [p for p in out.rglob("*") if p.suffix in (".tmp", ".pdf", ".png", ".svg")]  # nothing half-written
+    assert not (out / LOCK).exists()  # the interrupted build left no lock behind

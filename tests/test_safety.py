@@ -18,7 +18,8 @@ from conftest import ROOT
 
 from cardgen import atomic
 from cardgen.errors import BuildError, InputError
-from cardgen.outputs import LOCK, MANIFEST, open_output, open_output_file, remove_stale
+from cardgen.files import LOCK, MANIFEST
+from cardgen.outputs import open_output, open_output_file, remove_stale
 
 V1 = "versions/kings-blade/1.yml"
 V3 = "versions/kings-blade/3.yml"
@@ -240,7 +241,7 @@ def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
 
 def test_single_output_file_is_recorded_in_build_not_beside_it(tmp_path):
     from cardgen.data.project import load_project
-    from cardgen.outputs import FILES_RECORD
+    from cardgen.files import FILES_RECORD
 
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "cardgen.yml").write_text("build_dir: out\n")
@@ -364,9 +365,9 @@ def test_card_templates_run_in_the_sandbox(cli, project_copy, payload):
 
 def test_rulebook_template_runs_in_the_sandbox(project_copy):
     from cardgen.buildtypes import PAPER_SIZES
+    from cardgen.cardstage import draw_cards
     from cardgen.data.project import load_project
     from cardgen.data.versions import load_game, resolve
-    from cardgen.render.cards import CardRenderer
     from cardgen.rulebook import rulebook_html
 
     edit(project_copy, "templates/kings-blade/rulebook.html.j2", "{% block cover %}",
@@ -375,7 +376,7 @@ def test_rulebook_template_runs_in_the_sandbox(project_copy):
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, None), "1")
     with pytest.raises(BuildError) as info:
-        rulebook_html(project, snapshot, CardRenderer(project, snapshot).render_all(), "rulebook.html.j2",
+        rulebook_html(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), "rulebook.html.j2",
                       PAPER_SIZES["a4"])
     assert re.fullmatch(rf".*/templates/kings-blade/rulebook\.html\.j2:{line}: rulebook template failed: SecurityError: "
                         r"access to attribute '__class__' of 'str' object is unsafe\.", str(info.value)), str(info.value)
@@ -625,7 +626,7 @@ def test_ctrl_c_in_workers_prints_no_tracebacks(tmp_path):
 def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_path):
     """diff --out, simulate --report and table export --to write one file into a folder of the
     user's: no lock or manifest is left there; what cardgen wrote is recorded under build/."""
-    from cardgen.outputs import FILES_RECORD
+    from cardgen.files import FILES_RECORD
 
     desk = tmp_path / "desk"
     desk.mkdir()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..files import study_journal
 from ..simulate.runner import Experiment, Runner, simulation_for, snapshot_for
 from . import search
 from .plan import check_measurable, parse_target, parse_vary
@@ -44,7 +45,7 @@ def study_file(folder: Path, name: str | None) -> Path | None:
         return None
     if not STUDY_NAME.match(name):
         raise InputError(f"--study {name}: expected letters, digits, '.', '_' and '-' (at most 64)")
-    return folder / f"study-{name}.journal"
+    return study_journal(folder, name)
 
 
 def run(plan: search.Plan, trials: int, player, journal: Path | None, study_name: str | None,

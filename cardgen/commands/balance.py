@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..errors import InputError, display_path
+from ..files import Files, balance_proposal, balance_report
 from ..words import counted
 from .common import format_option, game_option, project_from, version_option
 
@@ -103,10 +104,10 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
     base = Experiment(project=str(project.root), game=g.id, version=v, players=players, bots=bot_names,
                       games=games, seed=seed, max_rounds=max_rounds)
     plan, snapshot = make_plan(base, list(vary), list(targets))
-    folder = Path(project.build_dir) / "balance" / g.id
+    folder = Files(Path(project.build_dir)).balance(g.id)
     journal = study_file(folder, study_name)
     tag = f"{v}-{study_name}" if study_name else v
-    proposal_path, report_path = folder / f"{tag}-proposed.yml", folder / f"{tag}-balance.html"
+    proposal_path, report_path = balance_proposal(folder, tag), balance_report(folder, tag)
     check_output_folder(project, folder, [p for p in (journal, proposal_path, report_path) if p is not None])
     if write_path is not None:
         _check_write(project, g, write_path)

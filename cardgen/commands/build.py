@@ -10,6 +10,8 @@ import click
 from ..buildtypes import CUTTER_NAMES, PAPER_NAMES, BuildOptions, Timing
 from ..console import progress_for
 from ..errors import InputError, display_path
+from ..files import BuildFiles, booklet_name, cutlines_name, sheets_name
+from ..outputs import clear_stale_lock
 from ..words import counted
 from .common import force_option, game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
 
@@ -25,7 +27,7 @@ from .common import force_option, game_option, lang_option, parse_offset, projec
 @click.option("--no-rulebook", is_flag=True, help="Skip the rulebook and the designer's notes.")
 @click.option("--booklet", is_flag=True,
               help="Also write the rulebook as a booklet: A5 pages two up on A4 (half-Letter on Letter), "
-                   "in saddle-stitch order for duplex printing (rulebook-booklet-<paper>.pdf).")
+                   f"in saddle-stitch order for duplex printing ({booklet_name('<paper>')}).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder. Default: build/<game>/<version>/.")
 @click.option("--only-changed-since", "since", default=None, metavar="VERSION",
@@ -40,7 +42,8 @@ from .common import force_option, game_option, lang_option, parse_offset, projec
                    "sheet (cut exactly on the marks).")
 @click.option("--cutter", type=click.Choice(CUTTER_NAMES), default=None,
               help="Also write sheets for a print-and-cut machine, with its registration marks "
-                   "(sheets-<paper>-<mode>-<cutter>.pdf), and the cut file (cutlines-<paper>-<cutter>.svg); "
+                   f"({sheets_name('<paper>', '<mode>', '<cutter>')}), and the cut file "
+                   f"({cutlines_name('<paper>', '<cutter>')}); "
                    "see docs/printing.md.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None, help="Parallel render processes (default: all cores).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary, only problems.")
@@ -65,6 +68,7 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     # --force is no input of the files but a request to look at them again: never "up to date"
     report = None if force else buildstamp.recall(project, written, digest)
     if report is not None:  # every input as at the last build, and its files untouched
+        clear_stale_lock(Path(report["out_dir"]))  # one a killed build left: nothing holds it, remove it
         _print_report(report, quiet, rebuilt=False, elapsed=time.perf_counter() - started)
         if timings:
             elapsed = time.perf_counter() - started
@@ -135,8 +139,8 @@ def _report(snapshot, result, options: BuildOptions, since: str | None) -> dict:
                      "details": list(out.details), "rebuilt": out.rebuilt} for out in result.outputs],
         "offset": list(options.back_offset_mm) if any(o.sheets is not None for o in result.outputs) else None,
         "text_fit": _text_fit(snapshot.language, result.shrunk, result.faces),
-        "png": str((result.out_dir / "png").resolve()) if options.png else None,
-        "svg": str((result.out_dir / "svg").resolve()),
+        "png": str(BuildFiles(result.out_dir).png_dir.resolve()) if options.png else None,
+        "svg": str(BuildFiles(result.out_dir).svg_dir.resolve()),
         "out_dir": str(result.out_dir.resolve()),
     }
 

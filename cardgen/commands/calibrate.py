@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import display_path
+from ..files import Files
 from ..outputs import open_output
 from .common import force_option, parse_offset, project_from
 
@@ -43,7 +44,7 @@ def command(ctx, paper, out_dir, with_offset, duplex_offset, lang, force):
         raise click.UsageError(f"no calibration text in {lang!r}; cardgen's own page text is in "
                                f"{', '.join([own.SOURCE_LANG, *own.languages()])}")
     folder = check_out_dir(project, out_dir or project.build_dir)
-    out = folder / f"calibration-{paper}.pdf"
+    out = Files(project.build_dir).calibration(paper, folder)
     with open_output(project, folder, "calibrate", force=force):
         calibration_sheet(PAPER_SIZES[paper], out, font_path=project.fonts_dir / "AlegreyaSans-Regular.ttf",
                           back_offset_mm=(float(offset[0]), float(offset[1])), gettext=own.page_text(lang))

@@ -6,15 +6,14 @@ from pathlib import Path
 
 import click
 
+from ..cardstage import draw_cards
 from ..console import progress_for
 from ..data.project import check_out_dir
-from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
+from ..files import of_snapshot, rulebook_name
 from ..outputs import open_output
-from ..pipeline import default_out_dir
-from ..render.checks import validate
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
 
@@ -31,16 +30,19 @@ def command():
     """Export a version's cards for Tabletop Simulator, a print service (PNG) or a print shop (PDF)."""
 
 
-def _checked_snapshot(ctx, game, version, lang=None):
-    """Like `build`: refuse data with errors, show warnings."""
+def _drawn(ctx, game, version, lang=None):
+    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
+    the faces it rendered."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
-    findings = validate(project, snapshot)
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        raise ValidationFailed(errors)
-    for finding in findings:  # each says its own severity: `file:line:col: warning: ...`
+    return project, snapshot, _draw(project, snapshot)
+
+
+def _draw(project, snapshot):
+    cards = draw_cards(project, snapshot)
+    rendered = cards.faces()  # ValidationFailed when a finding is an error
+    for finding in cards.findings:  # each says its own severity: `file:line:col: warning: ...`
         click.echo(str(finding), err=True)
-    return project, snapshot
+    return rendered
 
 
 @command.command(name="tts")
@@ -53,25 +55,36 @@ def _checked_snapshot(ctx, game, version, lang=None):
 @click.option("--install", is_flag=True,
               help="Also copy the decks into Tabletop Simulator's Saved Objects folder, "
                    "in a folder named after the game.")
+@click.option("--table", is_flag=True,
+              help="Instead: one saved game with the whole table set up (the game's set-up), for each player "
+                   "count (default: build/<game>/<version>/tts-table/<game>-<version>-<N>p.json).")
+@click.option("--players", type=int, default=None, metavar="N",
+              help="With --table: the number of players (default: every number the game allows).")
 @jobs_option
 @quiet_option
 @force_option
 @click.pass_context
-def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet, force):
+def tts(ctx, game, version, lang, out_dir, base_url, install, table, players, jobs, quiet, force):
     """Tabletop Simulator saved objects, one per deck, with deck sheet images (default: build/<game>/<version>/tts/)."""
     from ..export.install import file_url, folder_name, install_objects, saved_objects_dir
     from ..export.tts import export_tts, write_objects
 
-    project, snapshot = _checked_snapshot(ctx, game, version, lang)
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / "tts")
+    if players is not None and not table:
+        raise click.UsageError("--players goes with --table (a set-up table for that many players)")
 
     def url_in(folder: Path):
         if base_url:
             return lambda name: base_url + ("" if base_url.endswith("/") else "/") + name
         return lambda name: file_url(folder / name)
 
+    if table:
+        _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs, quiet, force)
+        return
+    project, snapshot, rendered = _drawn(ctx, game, version, lang)
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts)
+
     with open_output(project, out, "export tts", force=force):
-        objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
+        objects = export_tts(project, snapshot, rendered, out, workers=jobs, progress=progress_for(quiet))
         write_objects(objects, snapshot, out, url_in(out))
     target = None
     if install:
@@ -90,6 +103,49 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, jobs, quiet, force
                    f"{sum(len(s.cards) for s in obj.sheets)} different ({sheets})")
     if target is not None:
         click.echo(f"installed into {target} (Tabletop Simulator: Objects > Saved Objects)")
+
+
+def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs, quiet, force):
+    """`export tts --table`: the set-up dealt and laid out, one saved game per player count."""
+    from ..buildtypes import BuildOptions
+    from ..data.setup import allowed_players, check_players
+    from ..export.install import folder_name
+    from ..export.ttstable import export_table, install_table, saves_dir
+    from ..pipeline import build
+
+    project, snapshot = snapshot_from(ctx, game, version, lang)
+    counts = list(allowed_players(snapshot)) if players is None else [players]
+    for n in counts:
+        check_players(snapshot, n)  # one line, before anything is rendered
+    rendered = _draw(project, snapshot)
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts_table)
+    rulebook = None
+    if snapshot.game.file.rulebook:
+        # the players' rulebook, built on its own beside the table (never over a build's files)
+        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=out / "rulebook",
+                               workers=jobs, force=force)
+        result = build(project, snapshot, options, progress_for(quiet))
+        rulebook = next((o.path for o in result.outputs if o.path.name == rulebook_name("a4")), None)
+    written = []
+    with open_output(project, out, "export tts --table", force=force):
+        for n in counts:
+            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=jobs,
+                                        progress=progress_for(quiet)))
+    target = None
+    if install:
+        target = saves_dir() / folder_name(snapshot.game.name)
+        with open_output(project, target, "export tts --table --install", force=force):
+            for n, export in zip(counts, written):
+                install_table(project, snapshot, n, out, target, url_in(target), export)
+    if quiet:
+        return
+    for export in written:
+        laid = export.laid
+        click.echo(f"  {display_path(out / export.file)}  {counted(export.players, 'player')}: "
+                   f"{counted(len(laid.items), 'object')} on the table, "
+                   f"{counted(sum(len(h.cards) for h in laid.hands), 'card')} in hands")
+    if target is not None:
+        click.echo(f"installed into {target} (Tabletop Simulator: Games > Save & Load)")
 
 
 @command.command(name="png")
@@ -111,11 +167,11 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet, force):
     """
     from ..export.printpng import export_png
 
-    project, snapshot = _checked_snapshot(ctx, game, version, lang)
+    project, snapshot, rendered = _drawn(ctx, game, version, lang)
     chosen = PRESETS[preset]
-    out = check_out_dir(project, out_dir or default_out_dir(project, snapshot) / f"png-{preset}")
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).png_export(preset))
     with open_output(project, out, f"export png --preset {preset}", force=force):
-        results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
+        results = export_png(project, snapshot, rendered, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label}:")
@@ -145,11 +201,11 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet, force):
 
     if cmyk:
         ghostscript()  # fail before rendering anything
-    project, snapshot = _checked_snapshot(ctx, game, version)
+    project, snapshot, rendered = _drawn(ctx, game, version)
     chosen = SERVICES[service]
-    out = check_out_dir(project, out_dir or project.build_dir / snapshot.game.id / snapshot.version / "print" / service)
+    out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).print_export(service))
     with open_output(project, out, f"export print --service {service}", force=force):
-        results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
+        results = export_print(project, snapshot, rendered, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label} ({chosen.note}):")

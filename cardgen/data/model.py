@@ -131,6 +131,81 @@ class Players(Strict):
     max: StrictInt = Field(ge=1)
 
 
+# --- the set-up -------------------------------------------------------------------------------
+
+PlaceKind = Literal["board", "deck", "row", "supply", "box", "cards", "hand", "pieces"]
+SetupCount = StrictInt | str | dict[int, StrictInt]
+
+
+class SetupMatch(Strict):
+    """Take only the components whose `field` equals that field of what this seat got in `place`
+    (a Guild's own Seals: `{field: gilda, place: guild}`)."""
+
+    field: str = Field(description="A field of the components taken and of the component in `place`.")
+    place: str = Field(description="An earlier place of the same player's area.")
+
+
+class SetupPlace(Strict):
+    """One place of the set-up: where a group of components lies when the game starts.
+
+    A place either holds components of its own (`deck`, `types` and/or `cards` select them: every
+    printed copy that is not another place's) or is dealt `from` an earlier place of the shared
+    area (the first `count` components of that pile, after it was shuffled). Player places are
+    laid out once per player; their `count` is per player."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="The place's key (versions replace a place by it).")
+    kind: PlaceKind = Field(description=(
+        "board: boards laid out face up; deck: a pile of cards; row: cards dealt face up side by side; "
+        "supply: pieces in bags, one bag per different piece; box: what is not used at the start (set "
+        "aside, unseen); cards: cards in front of a player; hand: cards in a player's hand; pieces: "
+        "tokens, tiles or coins in front of a player."))
+    label: str | None = Field(None, description="Name of the place, printed on labels (default: the deck's or "
+                                                "the component's name); translated like card text.")
+    step: str | None = Field(None, description="The set-up step as a sentence, for the set-up notes and the "
+                                               "rulebook; translated like rulebook text.")
+    deck: str | None = Field(None, description="Take the components of this deck (a key of `decks`).")
+    types: list[str] = Field(default_factory=list, description="Take the components of these card types.")
+    cards: list[str] = Field(default_factory=list, description="Take these cards (ids).")
+    from_: str | None = Field(None, alias="from", description="Deal from this earlier shared place instead; "
+                                                              "deck, types and cards then filter what is dealt.")
+    count: SetupCount | None = Field(None, description=(
+        "How many components (per player in a player's area): a number, the name of an int rule "
+        "(starting_hand), or one number per player count ({2: 3, 3: 4, 4: 4}). Default: all of them."))
+    face: Literal["up", "down"] | None = Field(None, description="Default: down for a deck, a box and a hand's "
+                                                                   "pile, up for everything else.")
+    shuffle: StrictBool | None = Field(None, description="Shuffle the pile first (default: a face-down deck and a box).")
+    positions: dict[str, SetupCount] = Field(default_factory=dict, description=(
+        "After shuffling, put these cards (ids) at these positions of the pile, counted from the top "
+        "(1 = the top); a position may name an int rule."))
+    unlimited: StrictBool = Field(False, description="A supply the game does not limit (take a substitute when "
+                                                     "the printed pieces run out).")
+    matching: SetupMatch | None = None
+    grid: str | list[str] | None = Field(None, description=(
+        "Lay the components out in a grid, one per letter, row by row: U face up, D face down "
+        "(a list of strings, or the name of a list rule). The count is the number of letters."))
+    columns: StrictInt | None = Field(None, ge=1, description="Lay the components out in this many columns "
+                                                               "(default: one row).")
+    spacing_mm: tuple[StrictFloat, StrictFloat] | None = Field(None, description=(
+        "Centre-to-centre distance of neighbouring components, across and down (default: their size "
+        "and a gap)."))
+    on: str | None = Field(None, description="The board place these components lie on.")
+    at: tuple[StrictFloat, StrictFloat] | None = Field(None, description=(
+        "With `on`: mm from the board's top-left corner to the centre of the first component."))
+    withdrawn: StrictBool = Field(False, description="In a version file: drop the inherited place with this id.")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Setup(Strict):
+    """How the game is set up: the shared area, then each player's area (laid out once per player).
+
+    A version's `setup` changes the inherited one place by place: a place with an inherited id takes
+    its place, `withdrawn: true` drops it, a new id is added at the end of its area."""
+
+    shared: list[SetupPlace] = Field(default_factory=list, description="The shared area, in set-up order.")
+    players: list[SetupPlace] = Field(default_factory=list, description="Each player's area, in set-up order.")
+
+
 class Fonts(Strict):
     title: str = "Cinzel"
     body: str = "Alegreya Sans"
@@ -157,6 +232,8 @@ class GameFile(Strict):
     plugin: str | None = Field(None, description="Python file beside game.yml with extra checks.")
     rulebook: str | None = Field(None, description="Rulebook template, relative to templates/<game>/.")
     credits: list[str] = Field(default_factory=list)
+    setup: Setup | None = Field(None, description="How the game is set up (Tabletop Simulator tables, the "
+                                                  "rulebook's set-up figure, the simulator's first position).")
 
 
 # --- a version file ---------------------------------------------------------------------------
@@ -280,6 +357,7 @@ class VersionFile(Strict):
         description="Decks the game declares but this version does not use (not inherited): no warning that "
                     "they are empty, and an error if they hold cards.")
     notes: Notes = Field(default_factory=Notes)
+    setup: Setup | None = Field(None, description="Changes to the inherited set-up, place by place (by id).")
 
 
 # --- validation with locations ----------------------------------------------------------------
@@ -326,7 +404,7 @@ def _expected(err: ErrorDetails) -> str:
 
 
 def _is_union_tag(p: str) -> bool:
-    return p in {"str", "Size", "int", "float", "list[str]"} or p.startswith(("function-", "constrained-"))
+    return p in {"str", "Size", "int", "float", "list[str]", "dict[int,int]"} or p.startswith(("function-", "constrained-"))
 
 
 def _allowed_keys(model: type[BaseModel], path: tuple) -> list[str]:

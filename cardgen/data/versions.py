@@ -146,6 +146,7 @@ def _apply(game: Game, chain) -> Snapshot:
     claims: dict[str, tuple[model.Claim, Loc]] = {}  # key -> the claim in force and where it is written
     remarks: list[Finding] = []
     infos = []
+    setup, setup_locs = _game_setup(game)
     for vid, doc, vf, rows in chain:
         _check_translation(vf.notes.feedback, doc)
         infos.append(VersionInfo(vid, doc.file, vf.extends, vf.title, vf.date, vf.summary, vf.notes))
@@ -199,6 +200,8 @@ def _apply(game: Game, chain) -> Snapshot:
             del cards[card_id]
         _apply_table(game, cards, rows, vid)
         _merge_claims(claims, vf, doc)
+        if vf.setup is not None:
+            setup = _merge_setup(setup, setup_locs, vf.setup, doc)
     return Snapshot(
         game=game,
         version=chain[-1][0],
@@ -213,7 +216,51 @@ def _apply(game: Game, chain) -> Snapshot:
         claim_locs=[loc for _, loc in claims.values()],
         unused_decks={d: chain[-1][1].loc("unused_decks", i) for i, d in enumerate(chain[-1][2].unused_decks)},
         remarks=remarks,
+        setup=setup,
+        setup_locs=setup_locs,
     )
+
+
+SETUP_AREAS = ("shared", "players")
+
+
+def _game_setup(game: Game) -> tuple[model.Setup | None, dict[tuple[str, str], Loc]]:
+    """game.yml's set-up (a copy: versions change it) and where each place is written."""
+    found = game.file.setup
+    if found is None:
+        return None, {}
+    locs = {(area, place.id): game.source.loc("setup", area, i)
+            for area in SETUP_AREAS for i, place in enumerate(getattr(found, area))}
+    return found.model_copy(deep=True), locs
+
+
+def _merge_setup(setup: model.Setup | None, locs: dict[tuple[str, str], Loc], change: model.Setup,
+                 doc) -> model.Setup:
+    """A version's `setup` over the inherited one, place by place (model.Setup says how)."""
+    merged = setup.model_copy(deep=True) if setup is not None else model.Setup()
+    for area in SETUP_AREAS:
+        places = getattr(merged, area)
+        seen: set[str] = set()
+        for i, place in enumerate(getattr(change, area)):
+            loc = doc.loc("setup", area, i)
+            if place.id in seen:
+                raise InputError(f"setup.{area}: a second place '{place.id}' in this file", loc)
+            seen.add(place.id)
+            index = next((n for n, p in enumerate(places) if p.id == place.id), None)
+            if place.withdrawn:
+                if index is None:
+                    raise InputError(f"setup.{area}: withdraws place '{place.id}', which no earlier version "
+                                     f"or game.yml declares (inherited: {', '.join(p.id for p in places) or 'none'})",
+                                     loc)
+                del places[index]
+                locs.pop((area, place.id), None)
+                continue
+            if index is None:
+                places.append(place)
+            else:
+                places[index] = place
+            locs[(area, place.id)] = loc
+    return merged
 
 
 def _merge_claims(claims: dict[str, tuple[model.Claim, Loc]], vf: model.VersionFile, doc) -> None:

@@ -21,6 +21,7 @@ from .. import atomic, outputs, pngmeta
 from ..buildtypes import BuildOptions, Face, Progress
 from ..data.project import Project
 from ..render.rasterise import Rasteriser
+from ..render.workers import Workers
 from ..units import decimal
 
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.S)
@@ -79,13 +80,14 @@ class Shot:
     size: tuple[int, int]
 
 
-def rasterise_shots(project: Project, shots: list[Shot], workers: int | None = None,
-                 progress: Progress | None = None) -> list[Path]:
-    """Cached PNGs of the shots, in order; only the ones not cached yet are rendered."""
+def rasterise_shots(project: Project, shots: list[Shot], workers: Workers | int | None = None,
+                     progress: Progress | None = None) -> list[Path]:
+    """Cached PNGs of the shots, in order; only the ones not cached yet are rendered, in the
+    command's `workers` (or, given a number, in as many processes started for these alone)."""
     from ..render.rasterise import RasterJob, rasterise_jobs
 
     progress = progress or Progress()
-    rasteriser = Rasteriser(project, BuildOptions(workers=workers), progress)
+    rasteriser = Rasteriser(project, BuildOptions(), progress)
     paths, jobs = [], {}
     for shot in shots:
         svg = reframe(shot.face.svg, shot.frame)
@@ -98,7 +100,7 @@ def rasterise_shots(project: Project, shots: list[Shot], workers: int | None = N
         progress.start("Rendering images", len(jobs))
         try:
             rasterise_jobs(list(jobs.values()), workers=workers, on_done=lambda job: progress.advance(),
-                        fonts_dir=project.fonts_dir, cache_dir=project.cache_dir / "fontconfig")
+                           fonts_dir=project.fonts_dir, cache_dir=project.cache_dir / "fontconfig")
         finally:
             progress.stop()
     return paths

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..buildtypes import BuildOptions, Progress
+from ..buildtypes import BuildOptions, Progress, RenderedSet
 from ..cache import place
 from ..data.project import Project
 from ..data.snapshot import Snapshot
@@ -35,7 +35,6 @@ from ..errors import BuildError
 from ..imposition.geometry import Rect
 from ..imposition.pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 from ..outputs import keeps, remove_stale
-from ..render.cards import CardRenderer
 from ..render.rasterise import Rasteriser
 from . import pdfx
 from .separation import CONDITION_ID, Separation, ghostscript, output_profile
@@ -60,11 +59,11 @@ class PrintFile:
     cmyk: bool = False
 
 
-def export_print(project: Project, snapshot: Snapshot, service: Service, out_dir: Path, *, cmyk: bool = False,
-                 workers: int | None = None, progress: Progress | None = None) -> list[PrintFile]:
-    """One RGB PDF per deck, and with `cmyk` its CMYK PDF/X twin: every file listed as it is."""
+def export_print(project: Project, snapshot: Snapshot, rendered: RenderedSet, service: Service, out_dir: Path, *,
+                 cmyk: bool = False, workers: int | None = None, progress: Progress | None = None) -> list[PrintFile]:
+    """One RGB PDF per deck, and with `cmyk` its CMYK PDF/X twin, from the card stage's faces
+    (`cardstage.draw_cards`): every file listed as it is."""
     game = snapshot.game
-    rendered = CardRenderer(project, snapshot).render_all()
     files = Rasteriser(project, BuildOptions(png=False, workers=workers), progress or Progress()).run(
         rendered, None).files
     font = register_font(project.fonts_dir / "AlegreyaSans-Regular.ttf")

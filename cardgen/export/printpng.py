@@ -26,10 +26,9 @@ from pathlib import Path
 from PIL import Image
 
 from .. import cache as cache_mod
-from ..buildtypes import Face, Progress
+from ..buildtypes import Face, Progress, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
-from ..render.cards import CardRenderer
 from ..units import mm_to_px
 from .images import Shot, bleed_frame, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 from .services import Service, for_export
@@ -70,14 +69,14 @@ class _Image:
     trim_mm: tuple[float, float]
 
 
-def export_png(project: Project, snapshot: Snapshot, preset: Service, out_dir: Path, *,
+def export_png(project: Project, snapshot: Snapshot, rendered: RenderedSet, preset: Service, out_dir: Path, *,
                workers: int | None = None, progress: Progress | None = None) -> list[Exported]:
+    """The service's images, from the card stage's faces (`cardstage.draw_cards`)."""
     game = snapshot.game
-    renderer = CardRenderer(project, snapshot)
     images: list[_Image] = []
     names: dict[str, list[str]] = {}  # deck -> its file names
     copies: list[tuple[Path, Path]] = []  # (image, extra copy) for one-file-per-copy services
-    for deck_id, deck in game.decks.items():
+    for deck_id in game.decks:
         cards = [c for c in snapshot.cards_in_deck(deck_id) if c.count > 0]
         if not cards:
             continue
@@ -85,13 +84,12 @@ def export_png(project: Project, snapshot: Snapshot, preset: Service, out_dir: P
         names[deck_id] = []
         for number, card in enumerate(cards, start=1):
             files = _file_names(preset, number, card.id, card.count)
-            images.append(_Image(folder / files[0], renderer.render_card(card), _trim(snapshot, card.type)))
+            images.append(_Image(folder / files[0], rendered.faces[card.id], _trim(snapshot, card.type)))
             copies += [(folder / files[0], folder / extra) for extra in files[1:]]
             names[deck_id] += files
         back = f"back-{deck_id}.png"
         names[deck_id].append(back)
-        images.append(_Image(folder / back, renderer.render_back(deck_id) if deck.back else None,
-                             _trim(snapshot, cards[0].type)))
+        images.append(_Image(folder / back, rendered.backs.get(deck_id), _trim(snapshot, cards[0].type)))
     _render(project, preset, game.file.bleed_mm, images, workers, progress)
     for source, target in copies:
         cache_mod.place(source, target)

@@ -24,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..buildtypes import Progress
+from ..buildtypes import Progress, RenderedSet
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
-from ..render.cards import CardRenderer
+from ..render.workers import Workers
 from .images import Shot, file_word, rasterise_shots, trim_frame, write_if_changed
 
 PIECES = ("board", "tile", "token")
@@ -116,19 +116,19 @@ def pixel_size(size_mm: tuple[float, float]) -> tuple[int, int]:
     return max(1, math.floor(w * scale)), max(1, math.floor(h * scale))
 
 
-def write_piece_images(project: Project, snapshot: Snapshot, objects: list[PieceObject], out_dir: Path,
-                       workers: int | None = None, progress: Progress | None = None) -> None:
-    renderer = CardRenderer(project, snapshot)
+def write_piece_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, objects: list[PieceObject],
+                       out_dir: Path, workers: Workers | int | None = None, progress: Progress | None = None) -> None:
+    """The pieces' images, from the card stage's faces (`cardstage.draw_cards`)."""
     bleed = snapshot.game.file.bleed_mm
     shots, names = [], []
     for obj in objects:
         cell = pixel_size(obj.size_mm)
         for piece in obj.pieces:
-            face = renderer.render_card(piece.card)
+            face = rendered.faces[piece.card.id]
             shots.append(Shot(face, trim_frame(face, bleed), cell))
             names.append(piece.face_file)
         if obj.pieces and obj.pieces[0].back_file:
-            back = renderer.render_back(obj.deck_id)
+            back = rendered.backs[obj.deck_id]
             shots.append(Shot(back, trim_frame(back, bleed), cell))
             names.append(obj.pieces[0].back_file)
     for name, path in zip(names, rasterise_shots(project, shots, workers, progress)):

@@ -127,6 +127,14 @@ def _version_items(snapshot: Snapshot) -> Iterator[Item]:
             if _is_text(specs.get(fname)):
                 yield from _text_values(value, card.loc_of(fname), CARDS, f"card {card.id}: {fname}",
                                         card.fields, fname)
+    if snapshot.setup is not None:
+        for area in ("shared", "players"):
+            for place in getattr(snapshot.setup, area):
+                loc = snapshot.setup_locs.get((area, place.id), Loc(game.dir))
+                if place.label:
+                    yield Item(CARDS, place.label, loc, f"set-up place {place.id}: label", _setattr(place, "label"))
+                if place.step:
+                    yield Item(RULEBOOK, place.step, loc, f"set-up place {place.id}: step", _setattr(place, "step"))
     for info in snapshot.chain:
         doc = _version_doc(info.file)
         for attr in ("title", "summary"):

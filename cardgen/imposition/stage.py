@@ -1,6 +1,6 @@
 """Print-and-play sheets: every printed copy of every card, imposed per paper size.
 
-One print mode per file, named after it (`buildtypes.sheets_name`): `sheets-<paper>-duplex.pdf`
+One print mode per file, named after it (`files.sheets_name`): `sheets-<paper>-duplex.pdf`
 holds every piece with a back (fronts followed by their backs, long-edge flip),
 `sheets-<paper>-onesided.pdf` the pieces without one and every component larger than the paper,
 tiled (a camp map printed duplex would land on another tile's back). With --fronts-only
@@ -26,13 +26,12 @@ from ..buildtypes import (
     FaceFiles,
     Output,
     RenderedSet,
-    cutlines_name,
-    sheets_name,
 )
 from ..data.model import Size
 from ..data.project import Project
 from ..data.snapshot import NAMED_SIZES, Snapshot
 from ..errors import BuildError
+from ..files import cutlines_name, old_sheets_name, sheets_name, update_prefix
 from ..i18n.own import catalog_digest, page_text
 from ..outputs import keeps, remove_stale
 from ..render.fonts import fonts_digest
@@ -110,7 +109,7 @@ def print_files(groups: list[Group], duplex: bool) -> dict[str, list[Group]]:
 def build_sheets(project: Project, snapshot: Snapshot, rendered: RenderedSet, files: dict[str, FaceFiles],
                  options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
     outputs: list[Output] = []
-    prefix = "update-" if options.only_cards is not None else ""
+    prefix = update_prefix(options.only_cards is not None)
     title = f"{snapshot.game.name} - {snapshot.info.title or 'version ' + snapshot.version}"
     sheets = _Sheets(project, snapshot, options, out_dir, manifest, title)
     for paper_name in options.papers:
@@ -291,7 +290,7 @@ def _remove_stale(out_dir: Path, prefix: str, paper: str, keep: set[str]) -> Non
     one-sided file after --fronts-only, the cutter files after a build without --cutter, or
     `sheets-<paper>.pdf` from before files were split by print mode. Through the output guard:
     only files cardgen recorded, still as it wrote them, are deleted."""
-    names = {f"{prefix}sheets-{paper}.pdf"}
+    names = {old_sheets_name(paper, prefix)}
     names |= {sheets_name(paper, mode, cutter, prefix) for mode in PRINT_MODES for cutter in (None, *CUTTER_NAMES)}
     names |= {cutlines_name(paper, cutter, prefix) for cutter in CUTTER_NAMES}
     remove_stale(out_dir, keep, owned=lambda name: name in names)

@@ -77,9 +77,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(HTTPStatus.OK, "image/svg+xml", svg.encode("utf-8"))
         elif path.startswith("/fonts/"):
             self._file(preview.root / "fonts", path[len("/fonts/"):], FONT_TYPES)
-        elif path.startswith("/files/"):
-            out = build_dir(preview.root, preview.state) if preview.state.game else preview.root / "build"
-            self._file(out, path[len("/files/"):], {".pdf": "application/pdf"})
+        elif path.startswith("/files/") and preview.state.game:  # the built PDFs (state.build_files)
+            self._file(build_dir(preview.root, preview.state), path[len("/files/"):], {".pdf": "application/pdf"})
         elif path == "/diff":
             self._send(HTTPStatus.OK, "text/plain; charset=utf-8", _diff_text(preview).encode("utf-8"))
         elif path == "/events":

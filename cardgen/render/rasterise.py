@@ -8,7 +8,6 @@ rendered: a no-op rebuild never loads cairo.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -21,9 +20,10 @@ from ..atomic import write_text
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
 from ..errors import CardgenError, RasterError
+from ..files import BuildFiles
 from ..outputs import remove_stale
 from . import fonts
-from .workers import QuietPool, Workers, init_worker, run_guarded
+from .workers import RASTER_PRELOAD, Workers, worker_count
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,12 @@ class RasterJob:
 class Rasteriser:
     """SVG -> vector PDF (for sheets) and PNG (for people and exports), cached by content."""
 
-    def __init__(self, project: Project, options: BuildOptions, progress: Progress):
+    def __init__(self, project: Project, options: BuildOptions, progress: Progress, workers: Workers | None = None):
+        """`workers`: the command's pool (None: `run` starts one of `options.workers` when it has jobs)."""
         self.project = project
         self.options = options
         self.progress = progress
+        self.workers = workers
         self.cache = cache_mod.Cache(project.cache_dir / "faces")
         self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
                                         fonts.fonts_digest(project.fonts_dir))
@@ -53,7 +55,7 @@ class Rasteriser:
         return cache_mod.digest_of(self.salt, face.digest)
 
     def run(self, rendered: RenderedSet, out_dir: Path | None) -> Rasterised:
-        """Render what the cache lacks (in this process's own pool); publish every face into
+        """Render what the cache lacks (in the command's workers); publish every face into
         `out_dir` (None: don't, e.g. for an export that only needs the cached files)."""
         files, jobs = self.plan(rendered)
         self.wait(jobs, None)
@@ -92,7 +94,8 @@ class Rasteriser:
         self.progress.start("Rendering cards", len(jobs))
         try:
             if queued is None:
-                rasterise_jobs(jobs, workers=self.options.workers, on_done=lambda job: self.progress.advance(),
+                rasterise_jobs(jobs, workers=self.workers or self.options.workers,
+                               on_done=lambda job: self.progress.advance(),
                                fonts_dir=self.project.fonts_dir, cache_dir=self.project.cache_dir / "fontconfig")
             else:
                 try:
@@ -106,15 +109,16 @@ class Rasteriser:
 
     def publish(self, files: dict[str, FaceFiles], out_dir: Path) -> None:
         """Copy SVG and PNG of every face into the output folder; remove ones no longer built."""
-        svg_dir, png_dir = out_dir / "svg", out_dir / "png"
+        names = BuildFiles(out_dir)
+        svg_dir, png_dir = names.svg_dir, names.png_dir
         wanted_svg, wanted_png = set(), set()
         for key, ff in sorted(files.items()):
-            svg_path = svg_dir / f"{key}.svg"
+            svg_path = names.face_svg(key)
             wanted_svg.add(svg_path.name)
             if not svg_path.is_file() or svg_path.read_text(encoding="utf-8") != ff.face.svg:
                 write_text(svg_path, ff.face.svg)
             if ff.png is not None:
-                png_path = png_dir / f"{key}.png"
+                png_path = names.face_png(key)
                 wanted_png.add(png_path.name)
                 cache_mod.place(ff.png, png_path, link=False)  # a copy: editing it must not edit the cache
         # only files an earlier build wrote and recorded go: a user's own files stay, and so do
@@ -127,33 +131,38 @@ class Rasteriser:
 def rasterise_jobs(
     jobs: list[RasterJob],
     *,
-    workers: int | None = None,
+    workers: Workers | int | None = None,
     on_done: Callable[[RasterJob], None] | None = None,
     fonts_dir: Path = fonts.DEFAULT_FONTS_DIR,
     cache_dir: Path | None = None,
 ) -> None:
-    """Render all jobs, in parallel processes unless there is one worker or one job.
+    """Render all jobs, in the command's worker processes (`workers`: its `Workers`, or a number
+    of them to start for these jobs alone) unless there is one worker or one job.
 
-    Workers are spawned (not forked) so each starts with fontconfig untouched and the
-    initializer can point it at the project fonts, whatever the parent process did.
-    `on_done` runs in this process as each job finishes, in completion order. The first
+    Workers point fontconfig at `fonts_dir` before their first job (a given `Workers` at its own
+    fonts). `on_done` runs in this process as each job finishes, in completion order. The first
     failure cancels the jobs not yet started and raises RasterError naming the job's key.
     """
-    workers = min(workers or os.cpu_count() or 1, len(jobs))
-    if workers <= 1:
-        fonts.use_project_fonts(fonts_dir, cache_dir)
+    if not isinstance(workers, Workers):
+        count = max(1, min(worker_count(workers), len(jobs)))
+        with Workers(count, fonts_dir, cache_dir, RASTER_PRELOAD) as own:
+            rasterise_jobs(jobs, workers=own, on_done=on_done)
+        return
+    if not workers.parallel or len(jobs) <= 1:
+        if jobs:
+            workers.set_up_here()
         for job in jobs:
             _run_reporting(job)
             if on_done:
                 on_done(job)
         return
-    with QuietPool(workers, init_worker, (fonts_dir, cache_dir)) as pool:
-        pending: dict[Future, RasterJob] = {pool.submit(run_guarded, _run, job): job for job in jobs}
-        try:
-            _collect(pending, on_done)
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
+    pending: dict[Future, RasterJob] = {cast(Future, workers.submit(_run, job)): job for job in jobs}
+    try:
+        _collect(dict(pending), on_done)
+    except BaseException:
+        for future in pending:  # the first failure stops the renders not yet started
+            future.cancel()
+        raise
 
 
 def _collect(pending: dict[Future, RasterJob], on_done: Callable[[RasterJob], None] | None):

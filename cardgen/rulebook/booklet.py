@@ -14,7 +14,6 @@ normal rulebook as `rulebook-booklet-a4.pdf` / `rulebook-booklet-letter.pdf`.
 from __future__ import annotations
 
 import io
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,11 +23,11 @@ from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
-from ..render.fonts import fonts_digest
+from ..files import booklet_name
 from ..render.workers import Workers
 from ..units import mm_to_pt
-from .document import Pdf, rulebook_html
-from .stage import PendingPdfs, templates_digest
+from .document import Pdf
+from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
 
 CODE_VERSION = "booklet-4"  # bump when this module changes what a booklet looks like
 HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7, 215.9)}  # half of each sheet
@@ -143,6 +142,15 @@ def _place(page: pikepdf.Page, source: pikepdf.Page, number: int, rect: pikepdf.
     page.contents_add(b"q\n" + page.calc_form_xobject_placement(form, name, rect) + b"Q\n")
 
 
+def booklet_document(snapshot: Snapshot) -> PaperDocument:
+    """The rulebook on booklet pages, from the rulebook's own template with `booklet` set, imposed
+    two pages a side of the paper."""
+    return PaperDocument("booklet", "rulebook booklet", snapshot.game.file.rulebook or "", CODE_VERSION,
+                         file=booklet_name, page=PAGES.__getitem__,
+                         extra=lambda: {"booklet": True}, shape=_imposed,
+                         label=lambda paper: f"rulebook booklet, {HALVES[paper].name} pages on {paper.upper()}")
+
+
 def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
                    out_dir: Path, manifest: cache_mod.Manifest,
                    files: dict[str, FaceFiles] | None = None) -> list[Output]:
@@ -151,33 +159,16 @@ def build_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
     `files`: the build's card renders, whose PDFs are the card pictures (else rendered here).
     The pipeline uses `start_booklets` instead, to lay them out beside the cards and the rulebook.
     """
-    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
-        return start_booklets(project, snapshot, rendered, options, out_dir, manifest, workers).finish(files or {})
+    return build_papers(project, snapshot, rendered, booklet_document(snapshot), options.papers, out_dir, manifest,
+                        files or {}, jobs=1)
 
 
 def start_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, options: BuildOptions,
                    out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingPdfs:
     """Render each paper's booklet HTML here and queue the stale ones' layout in `workers`;
     `finish` imposes the laid-out pages two up and writes the booklets."""
-    labels = {paper: f"rulebook booklet, {HALVES[paper].name} pages on {paper.upper()}" for paper in options.papers}
-    pending = PendingPdfs(project, "booklet", "rulebook booklet", options.papers, manifest,
-                          shape=_imposed, labels=labels)
-    template = snapshot.game.file.rulebook
-    if not template:
-        return pending
-    templates = templates_digest(project, snapshot)
-    fonts = fonts_digest(project.fonts_dir)
-    for paper in options.papers:
-        started = time.perf_counter()
-        doc = rulebook_html(project, snapshot, rendered, template, PAGES[paper], extra={"booklet": True})
-        out = out_dir / f"rulebook-booklet-{paper}.pdf"
-        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
-        html_s = time.perf_counter() - started
-        if manifest.fresh(out, inputs):
-            pending.up_to_date(paper, out, html_s)
-        else:
-            pending.lay_out(paper, out, inputs, doc, workers, html_s)
-    return pending
+    return start_papers(project, snapshot, rendered, booklet_document(snapshot), options.papers, out_dir, manifest,
+                        workers)
 
 
 def _imposed(paper: str, pdf: Pdf) -> tuple[bytes, int]:

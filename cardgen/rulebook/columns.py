@@ -1,4 +1,4 @@
-"""weasyprint's column balancing with fewer layouts and the same pages.
+"""weasyprint's column balancing with fewer layouts and the same pages: the column memo.
 
 weasyprint balances a multi-column block (weasyprint/layout/column.py) by laying its columns
 out at one height, then again a little taller, until the content fits; the step is often
@@ -12,28 +12,51 @@ so the steps in between come from memory.
 
 This relies on a taller column never breaking earlier than a shorter one, which is how
 weasyprint fills a column. A column whose layout places floats, footnotes or other out-of-flow
-boxes is left to weasyprint, and so is everything when weasyprint's functions are not the ones
-this was written against (checked by their parameters): the pages are weasyprint's either way.
+boxes is left to weasyprint. The pages are weasyprint's either way.
+
+How it is fenced in:
+
+- It takes over two of weasyprint's functions (`block_box_layout` and `columns_layout` in
+  weasyprint.layout.block) only inside `fewer_layouts()`, which `document.write_rulebook_pdf`
+  wraps around weasyprint's layout alone; before and after, weasyprint is untouched.
+- One switch, the environment variable `CARDGEN_COLUMN_MEMO` (`SWITCH`): `on` (the default) or
+  `off`. Off, weasyprint balances on its own: the same bytes, in the old time.
+- It takes over only the weasyprint it was written for: a release in `CHECKED_RELEASES` whose
+  functions it wraps or calls have the source it was written against (`SOURCES`: a hash of each
+  one's source). Any other weasyprint balances on its own, and `off_because()` says why; the
+  build's `--timings` says so beside each document, and tests/test_columns.py fails, naming the
+  function that changed, until someone checks the memo against the new release and updates both.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cache import sha256_text
+from ..errors import BuildError
+
+SWITCH = "CARDGEN_COLUMN_MEMO"  # "on" (default) or "off"
 # The weasyprint releases this was checked against (every game's rulebook, notes and booklet
-# the same bytes, every answer from memory laid out again and compared): a later release may
-# keep the parameters and change how a column fills, so it balances on its own until checked.
-CHECKED_RELEASES = ("70.",)
-# weasyprint.layout.block.block_box_layout's parameters, which the wrapper reads by position
-PARAMETERS = ("context", "box", "bottom_space", "skip_stack", "containing_block", "page_is_empty",
-              "absolute_boxes", "fixed_boxes", "adjoining_margins", "first_letter_style",
-              "first_line_style", "discard", "max_lines")
+# the same bytes, every answer from memory laid out again and compared, tests/test_columns.py):
+# a later release may keep the functions and change how a column fills, so it balances on its
+# own until checked.
+CHECKED_RELEASES = ("70.0",)
+# sha256 (first 16 hex digits) of the source of each weasyprint function the memo wraps or calls,
+# as in the releases above: the wrapper reads block_box_layout's parameters by position and knows
+# how columns_layout calls it while balancing (fresh lists, no margins to collapse)
+SOURCES = {
+    "weasyprint.layout.block.block_box_layout": "a6279066e3d9ff7d",
+    "weasyprint.layout.column.columns_layout": "7a05cce3272fc581",
+    "weasyprint.layout.block.remove_placeholders": "ce16d97a1caacea0",
+}
 AHEAD_PX = 512.0  # how far ahead of weasyprint's height a column is laid out, at most
 # Looking ahead pays when weasyprint grows the columns 1 px at a time (it found no box whose
 # height tells how far to go); its longer steps reach the fitting height in a few layouts.
@@ -61,18 +84,73 @@ class _Block:
     plain: bool = True  # False once a layout placed something out of flow: weasyprint then does it all
 
 
+def switched_on() -> bool:
+    """`CARDGEN_COLUMN_MEMO`: on unless it says off."""
+    value = os.environ.get(SWITCH, "").strip().lower()
+    if value in ("", "on", "1", "yes", "true"):
+        return True
+    if value in ("off", "0", "no", "false"):
+        return False
+    raise BuildError(f"{SWITCH} must be 'on' or 'off', not {os.environ[SWITCH]!r}")
+
+
+def off_because() -> str | None:
+    """Why the memo stays out of weasyprint's layout (the switch, or another weasyprint), or
+    None when `fewer_layouts` takes over."""
+    if not switched_on():
+        return f"{SWITCH}=off"
+    import weasyprint
+    from weasyprint.layout import block, column
+
+    functions = {"weasyprint.layout.block.block_box_layout": getattr(block, "block_box_layout", None),
+                 "weasyprint.layout.column.columns_layout": getattr(column, "columns_layout", None),
+                 "weasyprint.layout.block.remove_placeholders": getattr(block, "remove_placeholders", None)}
+    return _unfit(weasyprint.__version__, tuple(functions.items()))
+
+
+@functools.lru_cache(maxsize=8)
+def _unfit(version: str, functions: tuple[tuple[str, Any], ...]) -> str | None:
+    """Hashing the sources reads weasyprint's files: done once for each set of functions."""
+    if version not in CHECKED_RELEASES:
+        return (f"weasyprint {version} is not a release the column memo was checked against "
+                f"({', '.join(CHECKED_RELEASES)})")
+    for name, function in functions:
+        if function is None:
+            return f"weasyprint {version} has no {name}"
+        if source_digest(function) != SOURCES[name]:
+            return (f"weasyprint {version}'s {name} is not the one the column memo was written for "
+                    f"(source {source_digest(function)}, written for {SOURCES[name]})")
+    return None
+
+
+def source_digest(function: Callable[..., Any]) -> str:
+    """The first 16 hex digits of the sha256 of a function's source (of the function it wraps,
+    if it is a functools.wraps wrapper), or "unreadable"."""
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return "unreadable"
+    return sha256_text(source)[:16]
+
+
 @contextlib.contextmanager
-def fewer_layouts() -> Iterator[None]:
-    """Lay out multi-column blocks with remembered column layouts while inside this block."""
+def fewer_layouts() -> Iterator[str | None]:
+    """Lay out multi-column blocks with remembered column layouts while inside this block.
+
+    Yields None when it took over, else why not (`off_because`): weasyprint then balances on its own.
+    """
     global _users
     with _lock:
-        installed = _users > 0 or _install()
-        _users += installed
-    if not installed:  # another weasyprint: it balances on its own
-        yield
+        reason = None if _users > 0 else off_because()
+        if reason is None:
+            if _users == 0:
+                _install()
+            _users += 1
+    if reason is not None:
+        yield reason
         return
     try:
-        yield
+        yield None
     finally:
         with _lock:
             _users -= 1
@@ -80,22 +158,12 @@ def fewer_layouts() -> Iterator[None]:
                 _uninstall()
 
 
-def _install() -> bool:
-    import weasyprint
+def _install() -> None:
     from weasyprint.layout import block
 
-    if not weasyprint.__version__.startswith(CHECKED_RELEASES):
-        return False
-
-    layout = getattr(block, "block_box_layout", None)
-    if layout is None or not hasattr(block, "columns_layout") or not hasattr(block, "remove_placeholders"):
-        return False
-    if tuple(inspect.signature(layout).parameters) != PARAMETERS:
-        return False
-    _originals.update(block_box_layout=layout, columns_layout=block.columns_layout)
+    _originals.update(block_box_layout=block.block_box_layout, columns_layout=block.columns_layout)
     block.block_box_layout = _block_box_layout
     block.columns_layout = _columns_layout
-    return True
 
 
 def _uninstall() -> None:

@@ -56,6 +56,7 @@ class Pdf:
     write_s: float = 0.0  # and to draw them into the PDF
     cards: list[str] = field(default_factory=list)  # faces (SVG digests) still drawn as placeholders
     cards_s: float = 0.0  # seconds it took to put the cards in (`with_cards`)
+    columns: str | None = None  # why weasyprint balanced the columns on its own (columns.py), if it did
 
 
 def with_cards(project: Project, pdf: Pdf, files: dict[str, FaceFiles]) -> Pdf:
@@ -169,13 +170,15 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
         try:
             started = time.perf_counter()
             html = weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher)
-            with fewer_layouts():
+            with fewer_layouts() as columns_off:
                 rendered = html.render(font_config=FontConfiguration())
             laid_out = time.perf_counter()
             data = rendered.write_pdf()
             written = time.perf_counter()
         except RefusedURL as exc:
             raise BuildError(f"the rulebook may not load {exc.url}: {exc.reason}", where) from None
+        except BuildError:  # CARDGEN_COLUMN_MEMO set to neither on nor off
+            raise
         except Exception as exc:  # weasyprint gives up on some markup with bare assertions
             raise BuildError(f"weasyprint could not lay out the rulebook ({type(exc).__name__}: {exc}); "
                              "simplify the markup or CSS last changed", where) from exc
@@ -185,7 +188,8 @@ def write_rulebook_pdf(project: Project, doc: RulebookDocument) -> Pdf:
     _check_fonts(data, FontSet(project.fonts_dir).families, where)
     remarks = [r.getMessage() for r in log if r.levelno < logging.ERROR]
     return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)],
-               layout_s=laid_out - started, write_s=written - laid_out, cards=list(fetcher.placeholders))
+               layout_s=laid_out - started, write_s=written - laid_out, cards=list(fetcher.placeholders),
+               columns=columns_off)
 
 
 def _about_the_machine(message: str) -> bool:

@@ -12,22 +12,20 @@ template folder); it is laid out like the rulebook, as `notes-a4.pdf` / `notes-l
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cache as cache_mod
-from ..buildtypes import PAPER_SIZES, BuildOptions, Output, RenderedSet
+from ..buildtypes import BuildOptions, Output, RenderedSet
 from ..builtin import TEMPLATES_DIR
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..data.versions import resolve
 from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
-from ..render.fonts import fonts_digest
+from ..files import notes_name
 from ..render.workers import Workers
-from .document import rulebook_html
-from .stage import PendingPdfs
+from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
 
 TEMPLATE = "notes.html.j2"
 CODE_VERSION = "notes-1"  # bump when this module changes what the notes look like
@@ -69,38 +67,30 @@ def previous_diff(project: Project, snapshot: Snapshot) -> VersionDiff | None:
     return compare(old, snapshot, [])
 
 
+def notes_document(project: Project, snapshot: Snapshot, findings: list[Finding]) -> PaperDocument:
+    """The designer's notes, on the paper itself, with the values `notes_values` gives."""
+    return PaperDocument("notes", "designer's notes", TEMPLATE, CODE_VERSION, file=notes_name,
+                         extra=lambda: notes_values(project, snapshot, findings))
+
+
 def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
                 options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
     """One notes PDF per paper in `options.papers` (skipped when its inputs are unchanged), here.
 
     The pipeline uses `start_notes` instead, to lay them out beside the cards and the rulebook.
     """
-    with Workers(1, project.fonts_dir, project.cache_dir / "fontconfig") as workers:
-        return start_notes(project, snapshot, rendered, findings, options, out_dir, manifest, workers).finish({})
+    papers = options.papers if has_notes(project, snapshot) else ()
+    return build_papers(project, snapshot, rendered, notes_document(project, snapshot, findings), papers, out_dir,
+                        manifest, {}, jobs=1)
 
 
 def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
                 options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingPdfs:
-    """Render the notes' HTML here and queue the stale papers' layout in `workers`."""
-    pending = PendingPdfs(project, "notes", "designer's notes", options.papers, manifest)
-    template = snapshot.game.file.rulebook
-    if not template or not _has_template(project, snapshot):
-        return pending  # a project made before the notes existed has no notes.html.j2 to lay out
-    started = time.perf_counter()
-    extra = notes_values(project, snapshot, findings)
-    templates = _stylesheets_digest(project, snapshot)
-    fonts = fonts_digest(project.fonts_dir)
-    for paper in options.papers:
-        doc = rulebook_html(project, snapshot, rendered, TEMPLATE, PAPER_SIZES[paper], extra=extra)
-        out = out_dir / f"notes-{paper}.pdf"
-        inputs = cache_mod.digest_of(CODE_VERSION, cache_mod.toolchain_version(), paper, doc.html, templates, fonts)
-        html_s = time.perf_counter() - started
-        if manifest.fresh(out, inputs):
-            pending.up_to_date(paper, out, html_s)
-        else:
-            pending.lay_out(paper, out, inputs, doc, workers, html_s)
-        started = time.perf_counter()
-    return pending
+    """Render the notes' HTML here and queue the stale papers' layout in `workers`; a project made
+    before the notes existed (no notes.html.j2 to lay out), or a game without a rulebook, has none."""
+    papers = options.papers if has_notes(project, snapshot) else ()
+    return start_papers(project, snapshot, rendered, notes_document(project, snapshot, findings), papers, out_dir,
+                        manifest, workers)
 
 
 def notes_values(project: Project, snapshot: Snapshot, findings: list[Finding]) -> dict:
@@ -123,14 +113,3 @@ def _has_template(project: Project, snapshot: Snapshot) -> bool:
     return any((folder / TEMPLATE).is_file()
                for folder in (project.templates_dir / snapshot.game.id, project.templates_dir / "common", TEMPLATES_DIR))
 
-
-def _stylesheets_digest(project: Project, snapshot: Snapshot) -> str:
-    """The stylesheets the HTML links to; hashed afresh each build, as people edit them between two."""
-    import hashlib
-
-    h = hashlib.sha256()
-    folders = (project.templates_dir / "common", project.templates_dir / snapshot.game.id)
-    for path in sorted(p for folder in folders for p in folder.glob("*.css")):
-        h.update(path.name.encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()

@@ -16,6 +16,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from ..files import plot_name
 from .text import ci as ci_text
 from .text import claim_sections, pct, summary_rows
 
@@ -173,7 +174,7 @@ def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path, game_plo
         game_plots = tuple(_game_plot_names(dicts))
     tag = "-".join(versions)
     names = [f"length-{tag}", f"seats-{tag}", *(f"cards-{v}" for v in versions), *(f"{g}-{tag}" for g in game_plots)]
-    return [Path(folder) / f"simulate-{name}.png" for name in names]
+    return [Path(folder) / plot_name(name) for name in names]
 
 
 def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> list[Path]:

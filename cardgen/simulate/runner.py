@@ -4,16 +4,15 @@ Game i of a run is played from the seed string "<seed>:<i>" with the seating rot
 bot sits in every seat equally often); each worker counts its games into integer `Totals`, and the
 totals merge exactly. The figures for a seed are therefore the same for any --jobs.
 
-A worker process receives only plain data (an `Experiment`: project folder, game, version, rule
-overrides) and resolves the version and loads the game's plug-in itself, so it works with any
-process start method.
+A worker process (of the command's one pool, cardgen.render.workers) receives only plain data (an
+`Experiment`: project folder, game, version, rule overrides) and resolves the version and loads the
+game's plug-in itself, once per experiment, so it works with any process start method.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import multiprocessing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..data.project import load_project
 from ..data.snapshot import Snapshot
 from ..data.versions import available_versions, load_game, normalise_version, resolve
 from ..errors import InputError
+from ..render.workers import Workers
 from . import stats
 from .stats import Totals
 
@@ -60,12 +60,27 @@ class SimulationError(InputError):
 # --- loading the game's simulation ------------------------------------------------------------
 
 _SIMULATIONS: dict[tuple, Any] = {}
+_RESOLVED: dict[tuple, tuple[Snapshot, Any]] = {}  # (project, game, version, files) -> (snapshot, game)
+KEEP_RESOLVED = 8  # versions resolved and kept per process (the claims of a run ask for a few)
+KEEP_SIMULATIONS = 32  # experiments' simulations kept per process
 
 
 def snapshot_for(exp: Experiment) -> Snapshot:
-    project = load_project(Path(exp.project))
-    game = load_game(project, exp.game)
-    snapshot = resolve(project, game, exp.version)
+    return _snapshot_for(exp, _fingerprint(exp))
+
+
+def _snapshot_for(exp: Experiment, files: tuple) -> Snapshot:
+    """The experiment's snapshot: its version resolved once per process while the data is
+    unchanged (a balance search asks a worker for one experiment per trial, each differing from
+    the version only in a few card values), then its rules and values applied."""
+    key = (exp.project, exp.game, exp.version, files)
+    if key not in _RESOLVED:
+        project = load_project(Path(exp.project))
+        game = load_game(project, exp.game)
+        while len(_RESOLVED) >= KEEP_RESOLVED:
+            del _RESOLVED[next(iter(_RESOLVED))]
+        _RESOLVED[key] = (resolve(project, game, exp.version), game)
+    snapshot, game = _RESOLVED[key]
     if exp.rules:
         unknown = [k for k, _ in exp.rules if k not in game.rule_specs]
         if unknown:
@@ -88,9 +103,10 @@ def _fingerprint(exp: Experiment) -> tuple:
 
 def simulation_for(exp: Experiment):
     """The game plug-in's simulation of this version (cached per process while the data is unchanged)."""
-    key = (exp.table_key, _fingerprint(exp))
+    files = _fingerprint(exp)
+    key = (exp.table_key, files)
     if key not in _SIMULATIONS:
-        snapshot = snapshot_for(exp)
+        snapshot = _snapshot_for(exp, files)
         name = snapshot.game.file.plugin
         # a plug-in is code: only from the game's own folder (validate says the same, earlier)
         path = contain.inside(snapshot.game.dir, name, "plug-in", snapshot.game.source.loc("plugin")) if name else None
@@ -100,6 +116,8 @@ def simulation_for(exp: Experiment):
             raise SimulationError(f"{snapshot.game.name} cannot be simulated yet: nobody has written its rules "
                                   f"for the simulator (docs/simulate.md shows how to add them to "
                                   f"card_data/{snapshot.game.id}/)")
+        while len(_SIMULATIONS) >= KEEP_SIMULATIONS:  # a long balance search makes one per trial
+            del _SIMULATIONS[next(iter(_SIMULATIONS))]
         try:
             _SIMULATIONS[key] = hook(snapshot)
         except Exception as exc:  # the game's data cannot be played: one line, no traceback
@@ -115,10 +133,6 @@ def play_chunk(exp: Experiment, start: int, stop: int) -> Totals:
     for index in range(start, stop):
         totals.add(sim.play(f"{exp.seed}:{index}", exp.seats(index), max_turns))
     return totals
-
-
-def _play_chunk_args(args: tuple) -> Totals:
-    return play_chunk(*args)
 
 
 def measure(record: dict[str, Any], players: int, name: str) -> int:
@@ -153,33 +167,41 @@ def _play_paired_chunk(a: Experiment, b: Experiment, measures: tuple[str, ...], 
     return ta, tb, pairs
 
 
-def _play_paired_chunk_args(args: tuple):
-    return _play_paired_chunk(*args)
-
-
 # --- running ----------------------------------------------------------------------------------
+
+
+# what a simulation's workers import before their first game
+PRELOAD = ("cardgen.simulate.runner",)
+
+
+def simulation_workers(jobs: int | None) -> Workers:
+    """A pool for playing games (no fonts: the simulator draws nothing; it writes nothing either,
+    so Ctrl-C stops the games being played at once)."""
+    return Workers(jobs, preload=PRELOAD, writes=False)
 
 
 class Runner:
     """Runs experiments on a pool of worker processes; remembers each experiment's figures."""
 
-    def __init__(self, jobs: int = 1, progress=None, play_tasks: Callable[[list[tuple]], Iterable[Totals]] | None = None):
-        self.jobs = max(1, jobs)
+    def __init__(self, jobs: int = 1, progress=None, play_tasks: Callable[[list[tuple]], Iterable[Totals]] | None = None,
+                 workers: Workers | None = None):
+        """`workers`: the command's pool (None: one of `jobs` processes, started at the first games
+        and stopped with the runner)."""
+        self.jobs = workers.count if workers is not None else max(1, jobs)
         self.progress = progress
         # plays (exp, start, stop) chunks elsewhere (a Dask cluster) and yields their totals in order
         self.play_tasks = play_tasks
-        self._pool: Any = None  # a multiprocessing Pool, made on first use
+        self._own = workers is None
+        self.workers = workers if workers is not None else simulation_workers(self.jobs)
         self._figures: dict[Experiment, dict[str, Any]] = {}
         self._pairs: dict[tuple, dict[str, dict[str, int]]] = {}
 
     def __enter__(self) -> Runner:
         return self
 
-    def __exit__(self, *exc) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._own:
+            self.workers.close(cancel=exc_type is not None)
 
     def check(self, exp: Experiment):
         """Fail early, in this process, on anything wrong with the experiment."""
@@ -201,10 +223,8 @@ class Runner:
         try:
             if self.play_tasks is not None:
                 results = iter(self.play_tasks(tasks))
-            elif self.jobs == 1 or len(tasks) == 1:
-                results = (play_chunk(*task) for task in tasks)
             else:
-                results = self._get_pool().imap(_play_chunk_args, tasks)
+                results = self.workers.map(play_chunk, tasks)
             for (_, start, stop), part in zip(tasks, results):
                 totals.merge(part)
                 if self.progress:
@@ -239,10 +259,7 @@ class Runner:
             if self.progress:
                 self.progress.start(label or f"paired runs of {a.version}", a.games)
             try:
-                if self.jobs == 1 or len(tasks) == 1:
-                    results = (_play_paired_chunk(*task) for task in tasks)
-                else:
-                    results = self._get_pool().imap(_play_paired_chunk_args, tasks)
+                results = self.workers.map(_play_paired_chunk, tasks)
                 for (_, _, _, start, stop), (pa, pb, pp) in zip(tasks, results):
                     ta.merge(pa)
                     tb.merge(pb)
@@ -257,13 +274,6 @@ class Runner:
             self._figures.setdefault(b, figures_from(b, tb))
             self._pairs[key] = {m: {"n": n, "sum": total, "squares": sq} for m, (n, total, sq) in pairs.items()}
         return self._figures[a], self._figures[b], self._pairs[key]
-
-    def _get_pool(self):
-        if self._pool is None:
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            self._pool = context.Pool(self.jobs)
-        return self._pool
 
 
 def figures_from(exp: Experiment, totals: Totals) -> dict[str, Any]:

@@ -1,0 +1,125 @@
+"""The one pool of worker processes (cardgen.render.workers): no other pool in cardgen, workers
+forked from one fork server with the drawing libraries imported, the command's environment,
+results in order, one-line errors, and Ctrl-C as `interrupted` (exit 130) with no worker traceback."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import cardgen
+from cardgen.render.workers import WorkerLost, Workers, start_method
+
+PACKAGE = Path(cardgen.__file__).parent
+ROOT = PACKAGE.parent
+POOLS = re.compile(r"ProcessPoolExecutor|\bmultiprocessing\b|\.Pool\(|os\.fork\(")
+
+
+def test_the_one_pool_is_the_only_pool():
+    """Rasterising, layout and simulation share render/workers.py: no module of cardgen starts a
+    pool (or a process of Python) of its own."""
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+             for path in sorted(PACKAGE.rglob("*.py")) if path != PACKAGE / "render" / "workers.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if POOLS.search(line)]
+    assert found == []
+    assert POOLS.search((PACKAGE / "render" / "workers.py").read_text(encoding="utf-8"))  # the pattern finds the pool
+
+
+def test_workers_come_from_one_fork_server_with_the_preloads_imported():
+    """Where the platform has a fork server, every pool of a command forks from the same one, which
+    imported the preloads before the first fork (a worker pays no import); elsewhere this process
+    spawns them and each imports the preloads as it starts."""
+    forked = start_method() == "forkserver"
+    assert forked == (sys.platform == "linux") or sys.platform not in ("linux", "darwin", "win32")
+    ask = "(__import__('os').getppid(), 'cardgen.render.svgconvert' in __import__('sys').modules)"
+    with Workers(2, preload=("cardgen.render.svgconvert",)) as first:
+        answers = list(first.map(eval, [(ask,)] * 4))
+        pids = first.pids()
+    with Workers(2) as second:
+        again = list(second.map(eval, [(ask,)] * 4))
+    servers = {parent for parent, _ in answers + again}
+    assert len(servers) == 1 and (servers != {os.getpid()}) == forked
+    assert all(imported for _, imported in answers) and all(imported == forked for _, imported in again)
+    assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_workers_take_the_commands_environment(monkeypatch):
+    """A worker forked from a server started earlier still sees the environment as it is when its
+    pool starts (SOURCE_DATE_EPOCH, the cache folder), as a spawned one would."""
+    with Workers(2) as early:  # the fork server exists before the variable is set
+        list(early.map(eval, [("1",)] * 2))
+    monkeypatch.setenv("CARDGEN_TEST_WORKER_ENV", "from the command")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    with Workers(2) as pool:
+        seen = list(pool.map(eval, [("__import__('os').environ.get('CARDGEN_TEST_WORKER_ENV')",)] * 3))
+        unset = list(pool.map(eval, [("'SOURCE_DATE_EPOCH' in __import__('os').environ",)] * 2))
+    assert seen == ["from the command"] * 3 and unset == [False, False]
+
+
+def test_map_yields_in_order_here_and_in_workers():
+    tasks = [(f"__import__('time').sleep({0.2 if i == 0 else 0}) or {i} * {i}",) for i in range(6)]
+    with Workers(2) as two:
+        assert list(two.map(eval, tasks)) == [0, 1, 4, 9, 16, 25]
+    with Workers(1) as one:  # nothing started: the tasks run in this process
+        assert list(one.map(eval, tasks)) == [0, 1, 4, 9, 16, 25] and one.pids() == []
+
+
+def test_closing_map_early_cancels_what_has_not_started():
+    """A pruned balance trial closes its iterator: the chunks still queued never run."""
+    with Workers(2) as pool:
+        results = pool.map(eval, [("__import__('time').sleep(0.3) or 1",)] * 40)
+        assert next(results) == 1
+        results.close()
+        # of 40 queued, at most the workers' running jobs and the pool's next one were taken
+        ran = list(pool.map(eval, [("2",)] * 2))
+    assert ran == [2, 2]
+
+
+def test_a_worker_that_dies_is_one_line():
+    with Workers(2) as pool, pytest.raises(WorkerLost) as lost:
+        list(pool.map(eval, [("__import__('os')._exit(1)",), ("1",)]))
+    assert lost.value.exit_code == 1 and "\n" not in str(lost.value)
+    assert "--jobs 1" in str(lost.value)
+
+
+def _group(pgid: int) -> list[int]:
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def test_ctrl_c_in_simulate_is_one_line(tmp_path):
+    """`cardgen simulate` plays in the same pool as the build renders: Ctrl-C to the process group
+    (as a terminal sends it) while two workers play gives `interrupted`, exit 130, no traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardgen", "--project", str(ROOT), "simulate", "--version", "3.1", "--games",
+         "400000", "--jobs", "2", "--no-claims", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        if Path("/proc").is_dir():
+            for _ in range(3000):  # the command, its fork server and two workers
+                if len(_group(proc.pid)) >= 4 or proc.poll() is not None:
+                    break
+                time.sleep(0.02)
+            assert len(_group(proc.pid)) >= 4, proc.communicate()
+        time.sleep(0.5 if Path("/proc").is_dir() else 10)  # the workers are playing
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert (proc.returncode, err.strip(), out) == (130, "interrupted", "")
