@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
 from cardgen.render import textfit
-from cardgen.render.cards import CardRenderer
 
 TITLE_FLOOR = 0.85
 BUILDS = [("kings-blade", "3.1", None), ("kings-blade", "3.1", "nl"), ("kings-blade", "1", None),
@@ -39,7 +39,7 @@ def _render(game: str, version: str | None, lang: str | None, monkeypatch):
         return layout
 
     monkeypatch.setattr(textfit, "fit_text", recording)
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     return snapshot, fitted, rendered
 
 
