@@ -109,7 +109,7 @@ def test_i18n_status_of_the_kings_blade_is_complete(cli):
     assert result.code == 0, result.out + result.err
     assert "nl: 100% complete" in result.out
     assert "cards: 61/61 translated, 0 untranslated, 0 outdated" in result.out
-    assert "rulebook: 252/252 translated, 0 untranslated, 0 outdated" in result.out
+    assert "rulebook: 258/258 translated, 0 untranslated, 0 outdated" in result.out  # + 6 open questions
 
 
 def test_committed_catalog_templates_are_current(project_copy, cli):
@@ -423,6 +423,25 @@ def test_dutch_designers_notes_speak_dutch(dutch):
               for path in (folder / "nl" / "notes-a4.pdf", folder / "notes-a4.pdf")]
     assert "Title:           Het Zwaard van de Koning: notities van de ontwerper, Versie 3.1" in titles[0]
     assert "Title:           The King's Blade: designer's notes, Version 3.1" in titles[1]
+
+
+def test_dutch_designers_notes_ask_the_open_questions_in_dutch(dutch):
+    """Issue 22: the questions the design leaves open (each rule's `open_question`, game.yml) are
+    printed in the designer's notes; the Dutch notes once asked them in English."""
+    root, _ = dutch
+    project = load_project(root)
+    game = load_game(project, "kings-blade")
+    questions = {key: spec.open_question for key, spec in game.rule_specs.items() if spec.open_question}
+    assert len(questions) >= 6
+    folder = root / "build" / "kings-blade" / "3.1"
+    nl = " ".join(_pdf_text(folder / "nl" / "notes-a4.pdf").split())
+    en = " ".join(_pdf_text(folder / "notes-a4.pdf").split())
+    catalog = read_po((root / "card_data" / "kings-blade" / "locale" / "nl" / "rulebook.po").open("rb"))
+    for key, question in questions.items():
+        assert question in en, key
+        assert question not in nl, key
+        dutch_question = catalog[question].string
+        assert dutch_question and dutch_question in nl, (key, dutch_question)
 
 
 def test_language_names_are_babels_in_the_language_printed():
