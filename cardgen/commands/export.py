@@ -12,7 +12,7 @@ from ..data.project import check_out_dir
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
-from ..files import of_snapshot
+from ..files import of_snapshot, rulebook_name, tts_table_rulebook_dir
 from ..outputs import open_output
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
@@ -30,17 +30,20 @@ def command():
     """Export a version's cards for Tabletop Simulator, a print service (PNG) or a print shop (PDF)."""
 
 
-def _drawn(ctx, game, version, lang=None, check=None):
-    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
-    the faces it rendered. `check(snapshot)`: the command's own checks, before anything is drawn."""
+def _drawn(ctx, game, version, lang=None):
+    """The version and its faces from the card stage (`_draw`)."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
-    if check is not None:
-        check(snapshot)
+    return project, snapshot, _draw(project, snapshot)
+
+
+def _draw(project, snapshot):
+    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
+    the faces it rendered."""
     cards = draw_cards(project, snapshot)
     rendered = cards.faces()  # ValidationFailed when a finding is an error
     for finding in cards.findings:  # each says its own severity: `file:line:col: warning: ...`
         click.echo(str(finding), err=True)
-    return project, snapshot, rendered
+    return rendered
 
 
 @command.command(name="tts")
@@ -110,25 +113,27 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     from ..export.install import folder_name
     from ..export.ttstable import export_table, install_table, saves_dir
     from ..pipeline import build
+    from ..render.workers import drawing_workers
 
-    def check(snapshot):
-        for n in allowed_players(snapshot) if players is None else [players]:
-            check_players(snapshot, n)  # one line, before anything is rendered
-
-    project, snapshot, rendered = _drawn(ctx, game, version, lang, check)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     counts = list(allowed_players(snapshot)) if players is None else [players]
+    for n in counts:
+        check_players(snapshot, n)  # one line, before anything is rendered
+    rendered = _draw(project, snapshot)
     out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts_table)
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
-        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=out / "rulebook",
-                               workers=jobs, force=force)
-        result = build(project, snapshot, options, progress_for(quiet))
-        rulebook = next((o.path for o in result.outputs if o.path.name.startswith("rulebook-")), None)
+        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False,
+                               out_dir=tts_table_rulebook_dir(out), workers=jobs, force=force)
+        build(project, snapshot, options, progress_for(quiet))
+        rulebook = tts_table_rulebook_dir(out) / rulebook_name("a4")
+        if not rulebook.is_file():  # a language without the rulebook's words: the build said so
+            rulebook = None
     written = []
-    with open_output(project, out, "export tts --table", force=force):
-        for n in counts:
-            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=jobs,
+    with open_output(project, out, "export tts --table", force=force), drawing_workers(project, jobs) as pool:
+        for n in counts:  # every player count's images in the same worker processes
+            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=pool,
                                         progress=progress_for(quiet)))
     target = None
     if install:
