@@ -52,8 +52,9 @@ def toolchain_version() -> str:
     """Versions of what renders: a new cairosvg may draw differently, so it invalidates the cache."""
     from importlib.metadata import version
 
-    # "png=...": what cardgen records in a PNG (DPI, sRGB profile); a change re-renders them
-    parts = [f"cardgen={__version__}", "png=phys+srgb"]
+    # "png=...": what cardgen records in a PNG (DPI, sRGB profile) and how it encodes it (every
+    # row filtered "Up", zlib level 4: cardgen.pngmeta); a change re-renders them
+    parts = [f"cardgen={__version__}", "png=phys+srgb+up4"]
     for dist in ("cairosvg", "cairocffi", "pikepdf", "reportlab", "weasyprint", "Pillow"):
         try:
             parts.append(f"{dist}={version(dist)}")

@@ -3,15 +3,28 @@
 Print services read a PNG without a pHYs chunk as 72 DPI and one without a profile as
 "unknown RGB". The sRGB profile comes from littleCMS (through Pillow's ImageCms), with its
 creation date fixed so that the same image always gives the same bytes.
+
+RGB images (every rendered card, sheet and export) are encoded here rather than by Pillow:
+every row with PNG's "Up" filter (the difference to the row above, taken by Pillow in C) and
+zlib at level 4. Pillow tries all five filters on every row and compresses at level 6, which
+took more CPU than cairo's drawing of the card; this takes two thirds of Pillow's time (the
+268 faces of the five seed games: 32 -> 21 ms a face), for files 3 % larger. The pixels and
+every other chunk are the same as Pillow's. (Level 3 would take half of Pillow's time, but
+its files are 30 % larger.)
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import struct
+import zlib
 
-from PIL import Image, ImageCms
+from PIL import Image, ImageChops, ImageCms
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ZLIB_LEVEL = 4
+FILTER_UP = b"\x02"
 FIXED_DATE = bytes([0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0])  # 2000-01-01 00:00:00, ICC header bytes 24-35
 
 
@@ -25,6 +38,28 @@ def srgb_profile() -> bytes:
 
 def png_bytes(image: Image.Image, dpi: int = 300) -> bytes:
     """PNG with a pHYs chunk for `dpi` and the sRGB profile, nothing time-dependent."""
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False, dpi=(dpi, dpi), icc_profile=srgb_profile())
-    return buffer.getvalue()
+    if image.mode != "RGB" or image.width == 0 or image.height == 0:
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", optimize=False, dpi=(dpi, dpi), icc_profile=srgb_profile())
+        return buffer.getvalue()
+    width, height = image.size
+    above = Image.new("RGB", image.size)  # the row above each row; zeros above the first
+    above.paste(image.crop((0, 0, width, height - 1)), (0, 1))
+    raw = memoryview(ImageChops.subtract_modulo(image, above).tobytes())
+    stride = width * 3
+    rows: list[bytes | memoryview] = []
+    for start in range(0, stride * height, stride):
+        rows += (FILTER_UP, raw[start:start + stride])
+    per_metre = int(dpi / 0.0254 + 0.5)
+    return b"".join((
+        PNG_SIGNATURE,
+        _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)),  # 8-bit RGB
+        _chunk(b"iCCP", b"ICC Profile\0\0" + zlib.compress(srgb_profile())),
+        _chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
+        _chunk(b"IDAT", zlib.compress(b"".join(rows), ZLIB_LEVEL)),
+        _chunk(b"IEND", b""),
+    ))
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))

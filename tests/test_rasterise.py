@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pikepdf
@@ -108,6 +109,50 @@ def test_png_is_reproducible_without_metadata_chunks(tmp_path):
         assert image.info["dpi"] == pytest.approx((300, 300), abs=0.01)
     data = first.read_bytes()
     assert b"tIME" not in data and b"tEXt" not in data and b"pHYs" in data and b"iCCP" in data
+
+
+def _chunks(data: bytes) -> list[tuple[bytes, bytes]]:
+    found, at = [], 8
+    while at < len(data):
+        length = int.from_bytes(data[at:at + 4], "big")
+        found.append((data[at + 4:at + 8], data[at + 8:at + 8 + length]))
+        at += 12 + length
+    return found
+
+
+def test_png_encoding_keeps_pillows_pixels_and_chunks(tmp_path):
+    """cardgen encodes its PNGs itself (every row filtered Up, zlib level 4: faster than
+    Pillow's encoder); what a reader sees is what Pillow would have written."""
+    import io
+
+    from cardgen.pngmeta import png_bytes, srgb_profile
+    from cardgen.render.svgconvert import render_rgb
+
+    card = render_rgb(card_svg(), 300, (815, 1110))
+    noise = Image.frombytes("RGB", (37, 23), bytes((i * 7919) % 251 for i in range(37 * 23 * 3)))
+    for image in (card, noise):
+        ours = png_bytes(image, 300)
+        pillows = io.BytesIO()
+        image.save(pillows, format="PNG", dpi=(300, 300), icc_profile=srgb_profile())
+        with Image.open(io.BytesIO(ours)) as decoded:
+            assert decoded.mode == "RGB" and decoded.size == image.size
+            assert decoded.tobytes() == image.tobytes()
+        assert [kind for kind, _ in _chunks(ours)] == [b"IHDR", b"iCCP", b"pHYs", b"IDAT", b"IEND"]
+        assert [c for c in _chunks(ours) if c[0] != b"IDAT"] == \
+               [c for c in _chunks(pillows.getvalue()) if c[0] != b"IDAT"]
+        idat = b"".join(data for kind, data in _chunks(ours) if kind == b"IDAT")
+        rows = zlib.decompress(idat)
+        assert rows[::image.width * 3 + 1] == b"\x02" * image.height  # every row filtered Up
+
+
+def test_one_parse_for_both_files_gives_the_same_bytes(tmp_path):
+    from cardgen.render.svgconvert import svg_to_files
+
+    svg_to_files(card_svg(), tmp_path / "one.pdf", tmp_path / "one.png", dpi=150)
+    svg_to_pdf(card_svg(), tmp_path / "two.pdf")
+    svg_to_png(card_svg(), tmp_path / "two.png", dpi=150)
+    assert (tmp_path / "one.pdf").read_bytes() == (tmp_path / "two.pdf").read_bytes()
+    assert (tmp_path / "one.png").read_bytes() == (tmp_path / "two.png").read_bytes()
 
 
 def test_png_needs_mm_sizes(tmp_path):

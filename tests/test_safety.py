@@ -558,10 +558,10 @@ def test_worker_errors_keep_their_class_and_location(monkeypatch, tmp_path):
 
     where = Loc(tmp_path / "cards.yml", 12, 5)
 
-    def fails(svg, pdf):
+    def fails(svg, pdf, png, **options):
         raise InputError("icon 'x' is not SVG", where)
 
-    monkeypatch.setattr(svgconvert, "svg_to_pdf", fails)
+    monkeypatch.setattr(svgconvert, "svg_to_files", fails)
     with pytest.raises(rasterise.RasterError) as caught:
         rasterise._run_reporting(rasterise.RasterJob("<svg/>", tmp_path / "a.pdf", None, key="card-x"))
     error = pickle.loads(pickle.dumps(caught.value))  # as it reaches the main process

@@ -12,7 +12,7 @@ from ..data.project import check_out_dir
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
-from ..files import of_snapshot, rulebook_name
+from ..files import of_snapshot, rulebook_name, tts_table_rulebook_dir
 from ..outputs import open_output
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
@@ -111,8 +111,8 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     from ..data.setup import allowed_players, check_players
     from ..export.install import folder_name
     from ..export.ttstable import export_table, install_table, saves_dir
-    from ..files import TABLE_RULEBOOK_DIR
     from ..pipeline import build
+    from ..render.workers import drawing_workers
 
     project, snapshot = snapshot_from(ctx, game, version, lang)
     counts = list(allowed_players(snapshot)) if players is None else [players]
@@ -124,15 +124,15 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
         options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False,
-                               out_dir=out / TABLE_RULEBOOK_DIR, workers=jobs, force=force)
+                               out_dir=tts_table_rulebook_dir(out), workers=jobs, force=force)
         build(project, snapshot, options, progress_for(quiet))
-        rulebook = out / TABLE_RULEBOOK_DIR / rulebook_name("a4")
+        rulebook = tts_table_rulebook_dir(out) / rulebook_name("a4")
         if not rulebook.is_file():  # a language without the rulebook's words: the build said so
             rulebook = None
     written = []
-    with open_output(project, out, "export tts --table", force=force):
-        for n in counts:
-            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=jobs,
+    with open_output(project, out, "export tts --table", force=force), drawing_workers(project, jobs) as pool:
+        for n in counts:  # every player count's images in the same worker processes
+            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=pool,
                                         progress=progress_for(quiet)))
     target = None
     if install:

@@ -198,13 +198,10 @@ def _job_error(job: RasterJob, error: BaseException) -> RasterError:
 def _run(job: RasterJob) -> None:
     """Top-level (picklable) worker entry point. Any failure comes back as a plain RasterError
     (always picklable), never as an exception object the main process cannot rebuild."""
-    from .svgconvert import svg_to_pdf, svg_to_png
+    from .svgconvert import svg_to_files
 
     try:
-        if job.pdf is not None:
-            svg_to_pdf(job.svg, job.pdf)
-        if job.png is not None:
-            svg_to_png(job.svg, job.png, dpi=job.dpi, size_px=job.size_px)
+        svg_to_files(job.svg, job.pdf, job.png, dpi=job.dpi, size_px=job.size_px)
     except CardgenError as exc:
         raise RasterError(exc.message, exc.loc) from None
     except Exception as exc:

@@ -61,14 +61,35 @@ def offline_fetch(url: str, resource_type: str) -> bytes:
     return cairosvg.url.fetch(url, resource_type)
 
 
+def svg_to_files(svg: str, pdf: Path | None, png: Path | None, *, dpi: int = 300,
+                 size_px: tuple[int, int] | None = None) -> None:
+    """`svg_to_pdf` and `svg_to_png` of one SVG (either may be None), parsing it once.
+
+    The same bytes as the two calls: drawing the PDF leaves cairosvg's tree as it was, and
+    the PNG only changes the root's preserveAspectRatio, after the PDF is drawn.
+    """
+    fonts.require_project_fonts()
+    tree = _tree(svg)
+    if pdf is not None:
+        atomic.write_bytes(pdf, _pdf_bytes(tree))
+    if png is not None:
+        atomic.write_bytes(png, png_bytes(_rgb(tree, dpi, size_px or _size_px(svg, dpi)), dpi))
+
+
 def svg_to_pdf(svg: str, out: Path) -> None:
     """Vector PDF, page size taken from the SVG's width/height, byte-for-byte reproducible."""
     fonts.require_project_fonts()
-    tree = cairosvg.parser.Tree(bytestring=svg.encode("utf-8"), url_fetcher=offline_fetch)
+    atomic.write_bytes(out, _pdf_bytes(_tree(svg)))
+
+
+def _tree(svg: str) -> cairosvg.parser.Tree:
+    return cairosvg.parser.Tree(bytestring=svg.encode("utf-8"), url_fetcher=offline_fetch)
+
+
+def _pdf_bytes(tree: cairosvg.parser.Tree) -> bytes:
     output = io.BytesIO()
     cairosvg.surface.PDFSurface(tree, output, 96).finish()  # what svg2pdf does, with our fetcher
-    raw = output.getvalue()
-    atomic.write_bytes(out, _reproducible_pdf(raw))
+    return _reproducible_pdf(output.getvalue())
 
 
 def _reproducible_pdf(raw: bytes) -> bytes:
@@ -92,10 +113,12 @@ def svg_to_png(
     plain dpi it avoids a half-covered last row/column from rounding the size to whole pixels.
     """
     fonts.require_project_fonts()
-    if size_px is None:
-        width_mm, height_mm = svg_size_mm(svg)
-        size_px = (mm_to_px(width_mm, dpi), mm_to_px(height_mm, dpi))
-    atomic.write_bytes(out, png_bytes(render_rgb(svg, dpi, size_px), dpi))
+    atomic.write_bytes(out, png_bytes(render_rgb(svg, dpi, size_px or _size_px(svg, dpi)), dpi))
+
+
+def _size_px(svg: str, dpi: int) -> tuple[int, int]:
+    width_mm, height_mm = svg_size_mm(svg)
+    return mm_to_px(width_mm, dpi), mm_to_px(height_mm, dpi)
 
 
 def render_rgb(svg: str, dpi: int, size_px: tuple[int, int]) -> Image.Image:
@@ -106,7 +129,10 @@ def render_rgb(svg: str, dpi: int, size_px: tuple[int, int]) -> Image.Image:
     svg2png offers no way to stretch, so we build its Tree and surface ourselves (this is
     what `Surface.convert` does) and override the root's preserveAspectRatio in between.
     """
-    tree = cairosvg.parser.Tree(bytestring=svg.encode("utf-8"), url_fetcher=offline_fetch)
+    return _rgb(_tree(svg), dpi, size_px)
+
+
+def _rgb(tree: cairosvg.parser.Tree, dpi: int, size_px: tuple[int, int]) -> Image.Image:
     tree["preserveAspectRatio"] = "none"
     width, height = size_px
     with _unhinted_text():

@@ -244,8 +244,17 @@ class _Measure:
         self._metrics = {style: fonts.metrics(family, *style) for style in styles}
         self.ascent = max(max(m.ascent for m in self._metrics.values()), ICON_SIZE - ICON_DROP)
         self.descent = max(max(m.descent for m in self._metrics.values()), ICON_DROP)
+        # fit_text measures the same words at every size it tries: each measured once
+        self._atoms: dict[_Atom, _Extent] = {}
+        self._extents: dict[tuple[_Atom, ...], _Extent] = {}
 
     def atom(self, atom: _Atom) -> _Extent:
+        found = self._atoms.get(atom)
+        if found is None:
+            found = self._atoms[atom] = self._measure(atom)
+        return found
+
+    def _measure(self, atom: _Atom) -> _Extent:
         if isinstance(atom, Icon):
             return _Extent(ICON_SIZE + 2 * ICON_GAP, 0.0, ICON_SIZE + 2 * ICON_GAP)
         metrics = self._metrics[atom.bold, atom.italic]
@@ -254,7 +263,11 @@ class _Measure:
         return _Extent(advance, min(0.0, ink[0]), max(advance, ink[1]))
 
     def extent(self, atoms: list[_Atom] | tuple[_Atom, ...]) -> _Extent:
-        return sum((self.atom(atom) for atom in atoms), _NOTHING)
+        key = tuple(atoms)
+        found = self._extents.get(key)
+        if found is None:
+            found = self._extents[key] = sum((self.atom(atom) for atom in atoms), _NOTHING)
+        return found
 
     def block_height(self, line_count: int, line_height: float) -> float:
         """Top of the first line's ascent to the bottom of the last line's descent, in em."""
