@@ -1,0 +1,58 @@
+"""Issue 27.5: the simulator starts its games from the set-up data (game.yml `setup:`), the same
+the rulebook's figure and the Tabletop Simulator table are dealt from: a changed set-up in a copy
+of the project changes the simulated first position."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from random import Random
+
+from conftest import ROOT
+
+from cardgen.simulate.runner import Experiment, simulation_for
+
+
+def _engine(root: Path, game: str, version: str, players: int, bots: tuple[str, ...]):
+    exp = Experiment(project=str(root), game=game, version=version, players=players, bots=bots, games=1, seed=1)
+    sim = simulation_for(exp)
+    package = type(sim).__module__.rsplit(".", 1)[0]
+    return sim, importlib.import_module(package + ".engine"), importlib.import_module(package + ".bots")
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+# --- The King's Blade ----------------------------------------------------------------------------
+
+
+def _kings_blade_start(root: Path, players: int):
+    sim, engine, bots = _engine(root, "kings-blade", "3.1", players, ("greedy",))
+    table = engine.Table(sim.table, sim.cards, Random(5), [bots.make_bot("greedy") for _ in range(players)])
+    return table
+
+
+def test_kings_blade_starts_from_the_set_up():
+    for players in (2, 3, 4):
+        table = _kings_blade_start(ROOT, players)
+        assert [len(p.hand) for p in table.players] == [3] * players  # storage: count starting_hand
+        assert [len(p.parts) for p in table.players] == [1] * players  # a blade each
+        assert {p.parts[0].card.type for p in table.players} == {"blade"}
+        assert len(table.market) == 4  # market-row: count market_face_up
+        assert len(table.mine) == 60 - 3 * players
+
+
+def test_a_changed_kings_blade_set_up_changes_the_first_position(project_copy):
+    game = "card_data/kings-blade/game.yml"
+    _edit(project_copy, game, "      from: mine\n      count: starting_hand\n", "      from: mine\n      count: 5\n")
+    _edit(project_copy, game, "      from: market\n      count: market_face_up\n",
+          "      from: market\n      count: {2: 6, 3: 5, 4: 4}\n")
+    for players, row in ((2, 6), (3, 5), (4, 4)):
+        table = _kings_blade_start(project_copy, players)
+        assert [len(p.hand) for p in table.players] == [5] * players
+        assert len(table.market) == row
+        assert len(table.mine) == 60 - 5 * players
