@@ -13,17 +13,14 @@ from pathlib import Path
 
 from . import cache as cache_mod
 from .buildtypes import BuildOptions, BuildResult, Progress, Timing
+from .cardstage import draw_cards
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
 from .data.validate import ValidationFailed
 from .files import BuildFiles, of_snapshot
 from .outputs import open_output
-from .preflight import preflight
-from .render.checks import check, render_stage
-from .render.fonts import FontSet
 from .render.rasterise import Rasteriser
 from .render.workers import RASTER_PRELOAD, Workers, drawing_workers
-from .words import counted
 
 
 def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_dir: Path) -> Workers:
@@ -49,34 +46,25 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     first, the rulebooks behind them, so a core that runs out of cards moves on to a rulebook
     while this process imposes the sheets as soon as the cards are done.
     """
-    options = options or BuildOptions()
+    options = given = options or BuildOptions()
     progress = progress or Progress()
     out_dir = check_out_dir(project, options.out_dir or of_snapshot(project.build_dir, snapshot).root)
     result = BuildResult(out_dir)
-    # the same checks as `validate`, the render stage included (so both fail alike); the build
-    # goes on with the faces they rendered
-    with result.timed("validate"):
-        findings, _ = check(project, snapshot, render=False)
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        raise ValidationFailed(errors)
-    workers = _workers(project, snapshot, options, out_dir)
+    workers: list[Workers] = []  # started once the data checks pass, while the cards are drawn
     try:
-        with result.timed("render", "card faces and backs as SVG"):
-            drawn, rendered = render_stage(project, snapshot)
-        findings += drawn
-        errors = [f for f in findings if f.severity == "error"]
-        if errors:  # a card that does not render: the same findings `validate` gives
-            raise ValidationFailed(errors)
-        assert rendered is not None  # render_stage returns no faces only together with an error
-        with result.timed("preflight", "text, safe zones and fonts of every face"):
-            findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
+        # the card stage `validate` and `serve` run too: the same faces, the same findings
+        cards = draw_cards(project, snapshot,
+                           on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)))
+        result.timings += cards.timings
+        rendered = cards.faces()  # ValidationFailed when a finding is an error
+        findings = list(cards.findings)
         warnings = [f for f in findings if f.severity == "warning"]
         if options.strict and warnings:
             raise ValidationFailed(warnings, strict=True)
         result.findings = findings
         result.warnings += [str(f) for f in findings]
         result.faces = len(rendered.faces) + len(rendered.backs)
+        result.missing = list(cards.missing)
         if options.changed_since is not None:
             from .diff.faces import card_faces, changed_between
 
@@ -86,12 +74,13 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
         result.only_cards = options.only_cards
         # an output the user edited is kept (or with --force replaced): said in the build's report
         with open_output(project, out_dir, "build", force=options.force, notify=lambda line: None) as folder:
-            _produce(project, snapshot, rendered, options, progress, out_dir, result, workers)
+            _produce(project, snapshot, rendered, options, progress, out_dir, result, workers[0])
         result.remarks += [line for _, line in sorted(folder.kept.items())]
         result.replaced = [line for _, line in sorted(folder.replaced.items())]
         result.warnings += result.remarks + result.replaced
     except BaseException:
-        workers.close(cancel=True)  # started early: don't leave them starting up
+        for pool in workers:
+            pool.close(cancel=True)  # started early: don't leave them starting up
         raise
     return result
 
@@ -108,7 +97,6 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
         rulebooks = notes = booklets = None
         from .rulebook.stage import has_rulebook_words
 
-        translator = snapshot.translator
         rulebook_words = has_rulebook_words(snapshot)
         if options.rulebook and snapshot.game.file.rulebook and not rulebook_words:
             result.remarks.append(f"no rulebook in '{snapshot.language}': the game has no rulebook catalog for "
@@ -157,14 +145,5 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
             result.timings += notes.timings
     result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
     result.shrunk = dict(rendered.shrunk)
-    if translator is not None and translator.missing:
-        result.missing = list(translator.missing)
-        # strings of the data are validator findings with their file:line; these are the templates'
-        templates = [m for m in result.missing if m not in translator.missing_locs]
-        shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in templates[:5])
-        more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
-        if templates:
-            result.remarks.append(f"{counted(len(templates), 'template string')} not translated into '{snapshot.language}', "
-                                   f"printed in the source language: {shown}{more} (see `cardgen i18n status`)")
     manifest.forget_missing()
     manifest.save()

@@ -10,10 +10,10 @@ from conftest import ROOT
 from weasyprint.layout import block
 
 from cardgen.buildtypes import PAPER_SIZES
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
-from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import columns, rulebook_html, write_rulebook_pdf
 from cardgen.rulebook.document import RulebookDocument
 
@@ -22,7 +22,7 @@ from cardgen.rulebook.document import RulebookDocument
 def rulebook_31():
     project = load_project(ROOT)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     return project, rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
 
 

@@ -13,10 +13,10 @@ from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
 from cardgen.cache import Manifest
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.validate import validate
 from cardgen.data.versions import load_game, resolve
-from cardgen.render.cards import CardRenderer
 from cardgen.rulebook.notes import build_notes
 
 A4_PT = (595.28, 841.89)
@@ -45,7 +45,7 @@ def notes(tmp_path_factory):
     for game, version in VERSIONS:
         project, snapshot = _snapshot(ROOT, game, version)
         out = tmp_path_factory.mktemp(f"{game}-{version}")
-        rendered = CardRenderer(project, snapshot).render_all()
+        rendered = draw_cards(project, snapshot, checks=False).faces()
         [output] = build_notes(project, snapshot, rendered, validate(project, snapshot),
                                BuildOptions(papers=("a4",)), out, Manifest(out))
         assert output.path == out / "notes-a4.pdf" and output.warnings == []

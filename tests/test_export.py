@@ -18,6 +18,7 @@ from conftest import ROOT
 from PIL import Image, ImageChops, ImageCms, ImageStat
 
 from cardgen.buildtypes import BuildOptions
+from cardgen.cardstage import draw_cards
 from cardgen.data import cardtext
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
@@ -49,7 +50,7 @@ def build_pngs(kb31, tmp_path_factory):
 def tts(kb31, tmp_path_factory):
     project, snapshot = kb31
     out = tmp_path_factory.mktemp("tts")
-    objects = export_tts(project, snapshot, out)
+    objects = export_tts(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), out)
     write_objects(objects, snapshot, out, lambda name: (out / name).resolve().as_uri())
     return out, objects, {o.deck_id: json.loads((out / o.file).read_text()) for o in objects}
 
@@ -151,7 +152,7 @@ def test_one_card_deck_is_a_card(kb31, tmp_path):
     project, snapshot = kb31
     single = copy.deepcopy(snapshot)
     single.card("forge-token").count = 1
-    objects = export_tts(project, single, tmp_path)
+    objects = export_tts(project, single, draw_cards(project, single, checks=False).faces(), tmp_path)
     write_objects(objects, single, tmp_path, lambda name: "https://example.org/kb/" + name)
     state = json.loads((tmp_path / "kings-blade-3.1-tokens.json").read_text())["ObjectStates"][0]
     assert state["Name"] == "Card" and state["Nickname"] == "Forge Token"
@@ -164,7 +165,7 @@ def test_export_is_deterministic(kb31, tts):
     project, snapshot = kb31
     out, objects, _ = tts
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    again = export_tts(project, snapshot, out)
+    again = export_tts(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), out)
     write_objects(again, snapshot, out, lambda name: (out / name).resolve().as_uri())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
@@ -217,7 +218,7 @@ def pngs(kb31, tmp_path_factory):
     outs = {}
     for name, preset in PRESETS.items():
         out = tmp_path_factory.mktemp(name)
-        export_png(project, snapshot, preset, out)
+        export_png(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), preset, out)
         outs[name] = out
     return outs
 

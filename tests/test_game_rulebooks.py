@@ -14,11 +14,11 @@ from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions, RenderedSet
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.snapshot import Snapshot
 from cardgen.data.versions import load_game, resolve
 from cardgen.pipeline import build
-from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.helpers import FaceStore
 
@@ -254,7 +254,7 @@ def test_knightfall_troop_size_is_one_rule_for_the_players(books):
 
 def _html(root, game):
     project, snapshot = _snapshot(root, game)
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     return rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"]).html
 
 

@@ -14,6 +14,7 @@ from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
@@ -341,7 +342,7 @@ def tts(tmp_path_factory):
     _, snapshot = _snapshot()
     english = localise(snapshot, "en")
     out = tmp_path_factory.mktemp("kg-tts")
-    objects = export_tts(project, english, out)
+    objects = export_tts(project, english, draw_cards(project, english, checks=False).faces(), out)
     write_objects(objects, english, out, lambda name: f"https://example.org/kg/{name}")
     return out, {p.name: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")}
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from cardgen.buildtypes import BuildOptions
+from cardgen.cardstage import draw_cards
 from cardgen.colour import contrast_ratio
 from cardgen.data.project import load_project
 from cardgen.data.versions import available_versions, load_game, resolve
 from cardgen.pipeline import build
 from cardgen.preflight import SAFE_MM, preflight
 from cardgen.preflight.geometry import read_shapes
-from cardgen.render.cards import CardRenderer
 from cardgen.render.fonts import FontSet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ def _all_versions(project):
 def rendered():
     """Every version of every game, rendered to SVG once: {(game, version): (snapshot, set)}."""
     project = load_project(ROOT)
-    return {(g, v): (s, CardRenderer(project, s).render_all()) for g, v, s in _all_versions(project)}
+    return {(g, v): (s, draw_cards(project, s, checks=False).faces()) for g, v, s in _all_versions(project)}
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +209,7 @@ def test_the_preflight_finds_every_fault_of_a_broken_copy(project_copy, fonts):
     _break(project_copy)
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
-    findings = preflight(snapshot, CardRenderer(project, snapshot).render_all(), fonts)
+    findings = preflight(snapshot, draw_cards(project, snapshot, checks=False).faces(), fonts)
     by = {(f.card, f.code) for f in findings}
     assert ("crossguard-hilt", "preflight-overlap") in by  # its long title runs into the medallion
     overlap = next(f for f in findings if f.card == "crossguard-hilt" and f.code == "preflight-overlap")

@@ -16,6 +16,7 @@ from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
 from cardgen.cache import Manifest
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
@@ -41,7 +42,7 @@ def _snapshot(root: Path, version: str):
 def _rulebook(root: Path, version: str, out: Path, papers=("a4",)):
     """Render the cards (SVG only) and build the rulebooks straight from them."""
     project, snapshot = _snapshot(root, version)
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     return build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=papers), out, Manifest(out))
 
 
@@ -123,7 +124,7 @@ def test_the_build_renders_the_cards_once_and_times_each_paper(built):
 def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):
     _, out, books, _ = built
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     again = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("a4",)), out, Manifest(out))
     assert [o.rebuilt for o in again] == [False]
     _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
@@ -273,7 +274,7 @@ def test_version_1_lists_and_prints_only_what_it_uses(built):
     assert v1.rules["forge"] == "move_cards" and v1.deck_size("tokens") == 0
     text = " ".join(built[3]["1"])
     assert "token" not in text.lower()
-    rendered = CardRenderer(project, v1).render_all()
+    rendered = draw_cards(project, v1, checks=False).faces()
     assert "tokens" not in rendered.backs
     faces = list(rendered.faces.values()) + list(rendered.backs.values())
     files = {f.key: FaceFiles(f, Path(f"{f.key}.pdf"), None) for f in faces}
@@ -326,7 +327,7 @@ def test_layout_gives_no_weasyprint_warnings(built):
 
 def test_card_pictures_are_the_rendered_card_svgs():
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     hilt = rendered.faces["shortsword-hilt"]
     url = FaceStore(project.cache_dir / "svg").url(hilt)
@@ -386,7 +387,7 @@ def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
     from cardgen.render.fonts import FontSet
 
     project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
     figure = doc.html.index('viewBox="0 0 97 93"')  # the anatomy figure: the card and 17 mm each side for callouts
     card = re.compile(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">').search(doc.html, figure)
@@ -486,7 +487,7 @@ def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
         '{% endblock %}\n')
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "one-true-king"), None)
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     [output] = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("letter",)), tmp_path,
                                Manifest(tmp_path))
     text = " ".join(_text(output.path))

@@ -365,9 +365,9 @@ def test_card_templates_run_in_the_sandbox(cli, project_copy, payload):
 
 def test_rulebook_template_runs_in_the_sandbox(project_copy):
     from cardgen.buildtypes import PAPER_SIZES
+    from cardgen.cardstage import draw_cards
     from cardgen.data.project import load_project
     from cardgen.data.versions import load_game, resolve
-    from cardgen.render.cards import CardRenderer
     from cardgen.rulebook import rulebook_html
 
     edit(project_copy, "templates/kings-blade/rulebook.html.j2", "{% block cover %}",
@@ -376,7 +376,7 @@ def test_rulebook_template_runs_in_the_sandbox(project_copy):
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, None), "1")
     with pytest.raises(BuildError) as info:
-        rulebook_html(project, snapshot, CardRenderer(project, snapshot).render_all(), "rulebook.html.j2",
+        rulebook_html(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), "rulebook.html.j2",
                       PAPER_SIZES["a4"])
     assert re.fullmatch(rf".*/templates/kings-blade/rulebook\.html\.j2:{line}: rulebook template failed: SecurityError: "
                         r"access to attribute '__class__' of 'str' object is unsafe\.", str(info.value)), str(info.value)

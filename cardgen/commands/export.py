@@ -6,15 +6,14 @@ from pathlib import Path
 
 import click
 
+from ..cardstage import draw_cards
 from ..console import progress_for
 from ..data.project import check_out_dir
-from ..data.validate import ValidationFailed
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
-from ..files import of_snapshot
+from ..files import of_snapshot, rulebook_name, tts_table_rulebook_dir
 from ..outputs import open_output
-from ..render.checks import validate
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
 
@@ -31,16 +30,19 @@ def command():
     """Export a version's cards for Tabletop Simulator, a print service (PNG) or a print shop (PDF)."""
 
 
-def _checked_snapshot(ctx, game, version, lang=None):
-    """Like `build`: refuse data with errors, show warnings."""
+def _drawn(ctx, game, version, lang=None):
+    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
+    the faces it rendered."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
-    findings = validate(project, snapshot)
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        raise ValidationFailed(errors)
-    for finding in findings:  # each says its own severity: `file:line:col: warning: ...`
+    return project, snapshot, _draw(project, snapshot)
+
+
+def _draw(project, snapshot):
+    cards = draw_cards(project, snapshot)
+    rendered = cards.faces()  # ValidationFailed when a finding is an error
+    for finding in cards.findings:  # each says its own severity: `file:line:col: warning: ...`
         click.echo(str(finding), err=True)
-    return project, snapshot
+    return rendered
 
 
 @command.command(name="tts")
@@ -78,11 +80,11 @@ def tts(ctx, game, version, lang, out_dir, base_url, install, table, players, jo
     if table:
         _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs, quiet, force)
         return
-    project, snapshot = _checked_snapshot(ctx, game, version, lang)
+    project, snapshot, rendered = _drawn(ctx, game, version, lang)
     out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts)
 
     with open_output(project, out, "export tts", force=force):
-        objects = export_tts(project, snapshot, out, workers=jobs, progress=progress_for(quiet))
+        objects = export_tts(project, snapshot, rendered, out, workers=jobs, progress=progress_for(quiet))
         write_objects(objects, snapshot, out, url_in(out))
     target = None
     if install:
@@ -110,23 +112,25 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     from ..export.install import folder_name
     from ..export.ttstable import export_table, install_table, saves_dir
     from ..pipeline import build
+    from ..render.workers import drawing_workers
 
-    project, snapshot = _checked_snapshot(ctx, game, version, lang)
+    project, snapshot = snapshot_from(ctx, game, version, lang)
     counts = list(allowed_players(snapshot)) if players is None else [players]
     for n in counts:
         check_players(snapshot, n)  # one line, before anything is rendered
+    rendered = _draw(project, snapshot)
     out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts_table)
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
-        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=out / "rulebook",
+        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=tts_table_rulebook_dir(out),
                                workers=jobs, force=force)
         result = build(project, snapshot, options, progress_for(quiet))
-        rulebook = next((o.path for o in result.outputs if o.path.name.startswith("rulebook-")), None)
+        rulebook = next((o.path for o in result.outputs if o.path.name == rulebook_name("a4")), None)
     written = []
-    with open_output(project, out, "export tts --table", force=force):
-        for n in counts:
-            written.append(export_table(project, snapshot, n, out, url_in(out), rulebook=rulebook, workers=jobs,
+    with open_output(project, out, "export tts --table", force=force), drawing_workers(project, jobs) as pool:
+        for n in counts:  # every player count's images in the same worker processes
+            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=pool,
                                         progress=progress_for(quiet)))
     target = None
     if install:
@@ -164,11 +168,11 @@ def png(ctx, preset, game, version, lang, out_dir, jobs, quiet, force):
     """
     from ..export.printpng import export_png
 
-    project, snapshot = _checked_snapshot(ctx, game, version, lang)
+    project, snapshot, rendered = _drawn(ctx, game, version, lang)
     chosen = PRESETS[preset]
     out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).png_export(preset))
     with open_output(project, out, f"export png --preset {preset}", force=force):
-        results = export_png(project, snapshot, chosen, out, workers=jobs, progress=progress_for(quiet))
+        results = export_png(project, snapshot, rendered, chosen, out, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label}:")
@@ -198,11 +202,11 @@ def print_(ctx, game, version, service, cmyk, out_dir, jobs, quiet, force):
 
     if cmyk:
         ghostscript()  # fail before rendering anything
-    project, snapshot = _checked_snapshot(ctx, game, version)
+    project, snapshot, rendered = _drawn(ctx, game, version)
     chosen = SERVICES[service]
     out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).print_export(service))
     with open_output(project, out, f"export print --service {service}", force=force):
-        results = export_print(project, snapshot, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
+        results = export_print(project, snapshot, rendered, chosen, out, cmyk=cmyk, workers=jobs, progress=progress_for(quiet))
     if quiet:
         return
     click.echo(f"{snapshot.game.name} {snapshot.version} for {chosen.label} ({chosen.note}):")

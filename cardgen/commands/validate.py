@@ -6,9 +6,7 @@ import json
 
 import click
 
-from ..preflight import preflight
-from ..render.checks import check
-from ..render.fonts import FontSet
+from ..cardstage import draw_cards
 from ..words import counted
 from .common import format_option, game_option, lang_option, snapshot_from, version_option
 
@@ -24,12 +22,12 @@ def command(ctx, game, version, lang, fmt, strict):
     """Check a game version: references, counts, rules, the game's own checks, and the print
     preflight of every rendered card (safe zone, borders, overlap, contrast)."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
-    findings, rendered = check(project, snapshot)  # renders every card, as build does
-    if rendered is not None:
+    cards = draw_cards(project, snapshot)  # the card stage of `build`: its findings, preflight included
+    findings = list(cards.findings)
+    if not cards.errors:
         from ..rulebook.check import document_findings  # the rulebook's templates, as build renders them
 
-        findings += preflight(snapshot, rendered, FontSet(project.fonts_dir))
-        findings += document_findings(project, snapshot, rendered, findings)
+        findings += document_findings(project, snapshot, cards.rendered, findings)
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if fmt == "json":

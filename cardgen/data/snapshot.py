@@ -2,6 +2,8 @@
 
 Loading and version resolution produce a `Snapshot`; the validator, the card renderer, the
 rulebook, the diff and the exports all read it and nothing else, so they cannot disagree.
+A `Snapshot` is frozen: a stage that wants another one (a translation, other rules) makes a
+copy with `dataclasses.replace`, and what a stage finds is its own result, never written into it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from ..errors import Loc
 from .model import CardType, Claim, Deck, EffectKind, GameFile, Notes, Setup, Size, Symbol, ValueSpec
+from .translator import Translation
 
 NAMED_SIZES = {
     "poker": Size(width_mm=63, height_mm=88),
@@ -114,7 +117,7 @@ class Game:
         return self.file.sizes.get(ref) or NAMED_SIZES[ref]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Snapshot:
     game: Game
     version: str
@@ -135,12 +138,12 @@ class Snapshot:
     # place is written: ("shared" | "players", place id) -> Loc; None = the game declares none
     setup: Setup | None = None
     setup_locs: dict[tuple[str, str], Loc] = field(default_factory=dict)
-    lang: str = ""  # the language of every printed string; "" = the game's source language
-    translator: Any = None  # gettext/ngettext of `lang` (i18n.Translator); None = the source text
+    language: str = ""  # the language of every printed string; "" (on creation) = the game's source language
+    translation: Translation | None = None  # its words from the game's catalogs (i18n.localise); None: the source
 
-    @property
-    def language(self) -> str:
-        return self.lang or self.game.file.language
+    def __post_init__(self) -> None:
+        if not self.language:
+            object.__setattr__(self, "language", self.game.file.language)
 
     @property
     def info(self) -> VersionInfo:

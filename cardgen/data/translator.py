@@ -4,14 +4,22 @@ A `Translator` answers `gettext` and `ngettext` for the language being built. In
 source language it returns the source text, choosing singular or plural by the language's CLDR
 rule (Babel); in a translation it looks the message up in the compiled catalogs and picks the
 plural form with the catalog's own `Plural-Forms` expression. Every message it could not find
-is remembered, so the build can say which strings are still missing.
+is remembered (`missing`), so whoever asked can say which strings are still missing.
+
+A snapshot carries its language's words as plain data, a frozen `Translation`; every user of
+the snapshot (the card renderer, the card text, the rulebook) makes its own `Translator` from it
+with `translator_of`, so what one of them found missing is its own result, never written back
+into the snapshot.
 """
 
 from __future__ import annotations
 
+import functools
 import gettext as _gettext
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
@@ -28,6 +36,37 @@ def source_plural(lang: str) -> Callable[[int], int]:
     return lambda n: 0 if locale.plural_form(abs(n)) == "one" else 1
 
 
+@functools.lru_cache(maxsize=64)
+def _plural_rule(expression: str) -> Callable[[int], int]:
+    """A catalog's Plural-Forms expression as a function (compiled once per expression)."""
+    return _gettext.c2py(expression)
+
+
+def _frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The words of one language for a snapshot, as plain data (what `i18n.localise` attaches).
+
+    `missing` holds the strings of the game's data its catalogs lack, each with where the data
+    says it (the validator reports them); the templates' missing strings are found when they
+    are rendered, and returned by the stage that renders them."""
+
+    lang: str
+    source_lang: str
+    domains: frozenset[str]
+    messages: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    plurals: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # msgid -> Plural-Forms
+    origins: Mapping[str, Loc] = field(default_factory=lambda: MappingProxyType({}))  # msgid -> catalog entry
+    missing: Mapping[str, Loc | None] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def is_source(self) -> bool:
+        return self.lang == self.source_lang
+
+
 class Translator:
     """gettext for one language; `missing` collects the messages it had to leave untranslated."""
 
@@ -38,10 +77,9 @@ class Translator:
         self.domains: set[str] = {"cards", "rulebook"} if self.is_source else set()
         self.messages: dict[str, tuple[str, ...]] = {}
         self.missing: dict[str, None] = {}  # ordered set of msgids
-        self.missing_locs: dict[str, object] = {}  # msgid -> where the data says it (errors.Loc)
         self.origins: dict[str, Loc] = {}  # msgid -> its entry in a catalog (file:line)
         self.remarks: list[Finding] = []  # warnings about the catalogs (i18n.pofile)
-        self._plurals: dict[str, Callable[[int], int]] = {}  # msgid -> its own catalog's plural rule
+        self._plurals: dict[str, str] = {}  # msgid -> its own catalog's plural rule (Plural-Forms)
         self._source_plural = source_plural(source_lang)
         self._by_text: dict[str, Loc] | None = None  # translated text -> origin, built when first asked
         for catalog in catalogs or []:
@@ -50,7 +88,7 @@ class Translator:
     def add(self, catalog: Catalog, path: Path | None = None) -> None:
         """The translations of `catalog` (read from `path`). Each catalog's msgstr[N] follow its
         own header's Plural-Forms: a second catalog's header never reinterprets the first's."""
-        plural = _gettext.c2py(catalog.plural_expr or "(n != 1)")
+        plural = catalog.plural_expr or "(n != 1)"
         self._by_text = None
         for message in catalog:
             if not message.id or message.fuzzy:
@@ -86,10 +124,25 @@ class Translator:
         if not self.is_source:
             forms = self.messages.get(singular)
             if forms is not None:
-                index = self._plurals[singular](int(n))
+                index = _plural_rule(self._plurals[singular])(int(n))
                 return forms[max(0, min(index, len(forms) - 1))]
             self.missing[singular] = None
         return singular if self._source_plural(int(n)) == 0 else plural
+
+    def translation(self, missing: Mapping[str, Loc | None] | None = None) -> Translation:
+        """What this translator knows, as plain data; `missing`: the data's strings it lacks."""
+        return Translation(self.lang, self.source_lang, frozenset(self.domains), _frozen(self.messages),
+                           _frozen(self._plurals), _frozen(self.origins), _frozen(missing or {}))
+
+    @classmethod
+    def of(cls, translation: Translation) -> Translator:
+        """A fresh translator over `translation`'s words, with nothing missing yet."""
+        translator = cls(translation.lang, translation.source_lang)
+        translator.domains = set(translation.domains)
+        translator.messages = dict(translation.messages)
+        translator._plurals = dict(translation.plurals)
+        translator.origins = dict(translation.origins)
+        return translator
 
     # Jinja's i18n extension calls these names (with newstyle=True it formats %(name)s itself)
     def install(self, env) -> None:
@@ -101,5 +154,8 @@ def source_translator(lang: str) -> Translator:
 
 
 def translator_of(snapshot) -> Translator:
-    """The snapshot's translator; a snapshot that was never localised speaks its source language."""
-    return snapshot.translator or source_translator(snapshot.game.file.language)
+    """A new translator of the snapshot's language (its own `missing`); a snapshot that was never
+    localised, or is in its source language, speaks its source language."""
+    if snapshot.translation is None:
+        return source_translator(snapshot.language)
+    return Translator.of(snapshot.translation)

@@ -70,21 +70,22 @@ def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
     report.findings += snapshot.remarks
     _check_translation(snapshot, report)
     run_plugin(snapshot, report)
-    return sorted(report.findings, key=_order)
+    return sorted(report.findings, key=finding_order)
 
 
 def _check_translation(snapshot: Snapshot, report: Report) -> None:
     """In a translation, every string of the data its catalogs lack (printed in the source language)."""
-    translator = snapshot.translator
-    if translator is None or translator.is_source:
+    translation = snapshot.translation
+    if translation is None or translation.is_source:
         return
-    for msgid, loc in translator.missing_locs.items():
+    for msgid, loc in translation.missing.items():
         text = " ".join(msgid.split())
-        report.warning("untranslated", f"not translated into '{translator.lang}', printed in "
-                       f"'{translator.source_lang}': {text if len(text) <= 60 else text[:57] + '...'!r}", loc=loc)
+        report.warning("untranslated", f"not translated into '{translation.lang}', printed in "
+                       f"'{translation.source_lang}': {text if len(text) <= 60 else text[:57] + '...'!r}", loc=loc)
 
 
-def _order(f: Finding):
+def finding_order(f: Finding):
+    """The order findings are listed in: errors first, then by file and line."""
     return (0 if f.severity == "error" else 1, str(f.loc.file) if f.loc else "", f.loc.line if f.loc else 0)
 
 

@@ -12,9 +12,9 @@ copies you already printed stay valid (print or discard the difference); the des
 from __future__ import annotations
 
 from ..buildtypes import Face
+from ..cardstage import draw_cards
 from ..data.project import Project, find_project
 from ..data.snapshot import Snapshot
-from ..render.cards import CardRenderer
 from .compare import in_deck_order
 
 
@@ -29,9 +29,10 @@ def changed_card_ids(old: Snapshot, new: Snapshot, project: Project | None = Non
 
 
 def card_faces(project: Project, snapshot: Snapshot) -> dict[str, Face]:
-    """Every card's face as SVG, by card id."""
-    renderer = CardRenderer(project, snapshot)
-    return {card.id: renderer.render_card(card) for card in snapshot.cards}
+    """Every card's face as SVG, by card id, drawn by the card stage without its checks (the diff
+    reports no findings, and compares versions whose data may be wrong); a card that does not
+    render stops it with its one-line error (ValidationFailed), as it stops `build`."""
+    return dict(draw_cards(project, snapshot, checks=False).faces().faces)
 
 
 def changed_between(old_faces: dict[str, Face], new_faces: dict[str, Face]) -> set[str]:

@@ -26,11 +26,11 @@ from pathlib import Path
 
 from PIL import Image
 
-from ..buildtypes import Progress
+from ..buildtypes import Face, Progress, RenderedSet
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
-from ..render.cards import CardRenderer
+from ..files import tts_back, tts_base, tts_faces, tts_object, tts_owned, tts_stem, tts_thumbnail
 from ..render.workers import Workers, own_pool
 from .images import Shot, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 from .ttspieces import PieceObject, deck_words, piece_object, plan_pieces, write_piece_images
@@ -67,16 +67,16 @@ class DeckObject:
 
     @property
     def file(self) -> str:
-        return f"{self.base}.json"
+        return tts_object(self.base)
 
     @property
     def thumbnail_file(self) -> str:
         """Same name as the JSON: TTS shows it in the Saved Objects browser."""
-        return f"{self.base}.png"
+        return tts_thumbnail(self.base)
 
     @property
     def back_file(self) -> str:
-        return f"{self.base}-back.png"
+        return tts_back(self.base)
 
     @property
     def image_files(self) -> list[str]:
@@ -101,19 +101,19 @@ def cell_size(size_mm: tuple[float, float], cols: int, rows: int) -> tuple[int, 
     return max(1, math.floor(w_mm * scale)), max(1, math.floor(h_mm * scale))
 
 
-def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: Workers | int | None = None,
-               progress: Progress | None = None) -> list[DeckObject | PieceObject]:
+def export_tts(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_dir: Path, *,
+               workers: Workers | int | None = None, progress: Progress | None = None) -> list[DeckObject | PieceObject]:
     """Write the deck sheets, back images and thumbnails, and the images of boards, tiles and
-    tokens (ttspieces.py); return the objects for `write_objects`. Every deck renders in the
-    same worker processes (the command's `workers`, or a pool of that many for the export)."""
+    tokens (ttspieces.py), from the card stage's faces (`cardstage.draw_cards`); return the
+    objects for `write_objects`. Every deck renders in the same worker processes (the command's
+    `workers`, or a pool of that many for the export)."""
     stem = export_stem(snapshot)
-    renderer = CardRenderer(project, snapshot)
     decks = plan_objects(snapshot, stem)
     pieces = plan_pieces(snapshot, stem)
     with own_pool(project, workers) as pool:
         for deck in decks:
-            _write_images(project, snapshot, renderer, deck, out_dir, pool, progress)
-        write_piece_images(project, snapshot, pieces, out_dir, pool, progress)
+            _write_images(project, snapshot, rendered, deck, out_dir, pool, progress)
+        write_piece_images(project, snapshot, rendered, pieces, out_dir, pool, progress)
     objects: list[DeckObject | PieceObject] = list(decks)
     objects += pieces
     remove_stale(out_dir, {name for o in objects for name in (o.file, *o.image_files)}, owned_by(stem))
@@ -122,13 +122,12 @@ def export_tts(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: 
 
 def export_stem(snapshot: Snapshot) -> str:
     """Every file of a version's export starts with it, so versions (and languages) can share a folder."""
-    lang = "" if snapshot.language == snapshot.game.file.language else f"-{snapshot.language}"
-    return f"{snapshot.game.id}-{snapshot.version}{lang}"
+    return tts_stem(snapshot.game.id, snapshot.version, snapshot.language, snapshot.game.file.language)
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
     """Which files in a folder an export of `stem` wrote (and may replace or delete)."""
-    return lambda name: name.startswith(stem + "-") and name.endswith((".png", ".json"))
+    return tts_owned(stem)
 
 
 def write_objects(objects: list, snapshot: Snapshot, folder: Path, url_for: Callable[[str], str]) -> None:
@@ -141,17 +140,17 @@ def write_objects(objects: list, snapshot: Snapshot, folder: Path, url_for: Call
         write_if_changed(folder / obj.file, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def _write_images(project: Project, snapshot: Snapshot, renderer: CardRenderer, obj: DeckObject, out_dir: Path,
+def _write_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, obj: DeckObject, out_dir: Path,
                   workers: Workers, progress: Progress | None) -> None:
     """The object's sheets, back and thumbnail; sets each sheet's key from its pictures."""
     bleed = snapshot.game.file.bleed_mm
     shots = []
     for sheet in obj.sheets:
         for card in sheet.cards:
-            face = renderer.render_card(card)
+            face = rendered.faces[card.id]
             shots.append(Shot(face, trim_frame(face, bleed), sheet.cell))
     back_cell = cell_size(obj.size_mm, 1, 1)
-    back_face = renderer.render_back(obj.deck_id) if snapshot.game.decks[obj.deck_id].back else None
+    back_face: Face | None = rendered.backs.get(obj.deck_id)
     if back_face is not None:
         shots.append(Shot(back_face, trim_frame(back_face, bleed), back_cell))
     paths = iter(rasterise_shots(project, shots, workers, progress))
@@ -180,13 +179,13 @@ def plan_objects(snapshot: Snapshot, stem: str) -> list[DeckObject]:
                 groups.setdefault((size.width_mm, size.height_mm, game.card_types[card.type].shape), []).append(card)
         for n, ((w, h, shape), cards) in enumerate(groups.items(), start=1):
             several = len(groups) > 1
-            base = f"{stem}-{words[deck_id]}" + (f"-{n}" if several else "")
+            base = tts_base(stem, words[deck_id], n if several else None)
             obj = DeckObject(deck_id, f"{deck.name} ({n})" if several else deck.name, (w, h), shape, base)
             for i in range(0, len(cards), PER_SHEET):
                 chunk = cards[i:i + PER_SHEET]
                 cols, rows = grid(len(chunk))
                 obj.sheets.append(Sheet(0, chunk, cols, rows, cell_size((w, h), cols, rows),
-                                        f"{base}-faces-{i // PER_SHEET + 1}.png"))
+                                        tts_faces(base, i // PER_SHEET + 1)))
             objects.append(obj)
     return objects
 

@@ -24,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..buildtypes import Progress
+from ..buildtypes import Progress, RenderedSet
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
-from ..render.cards import CardRenderer
+from ..files import tts_back, tts_base, tts_object, tts_piece
 from ..render.workers import Workers
 from .images import Shot, file_word, rasterise_shots, trim_frame, write_if_changed
 
@@ -57,7 +57,7 @@ class PieceObject:
 
     @property
     def file(self) -> str:
-        return f"{self.base}.json"
+        return tts_object(self.base)
 
     @property
     def image_files(self) -> list[str]:
@@ -99,14 +99,14 @@ def plan_pieces(snapshot: Snapshot, stem: str) -> list[PieceObject]:
             continue
         kind = component_of(snapshot, cards[0])
         size = game.size_of(cards[0].type)
-        base = f"{stem}-{words[deck_id]}"
+        base = tts_base(stem, words[deck_id])
         obj = PieceObject(deck_id, deck.name, kind, base, (size.width_mm, size.height_mm),
                           game.card_types[cards[0].type].shape)
-        back = f"{base}-back.png" if kind == "tile" and deck.back else None
+        back = tts_back(base) if kind == "tile" and deck.back else None
         names = [file_word(c.name, c.id) if translated(snapshot) else c.id for c in cards]
         for card, name in zip(cards, names):
             word = name if names.count(name) == 1 else card.id  # two pieces of one name keep their ids
-            obj.pieces.append(Piece(card, f"{base}-{word}.png", back))
+            obj.pieces.append(Piece(card, tts_piece(base, word), back))
         objects.append(obj)
     return objects
 
@@ -117,19 +117,19 @@ def pixel_size(size_mm: tuple[float, float]) -> tuple[int, int]:
     return max(1, math.floor(w * scale)), max(1, math.floor(h * scale))
 
 
-def write_piece_images(project: Project, snapshot: Snapshot, objects: list[PieceObject], out_dir: Path,
-                       workers: Workers | int | None = None, progress: Progress | None = None) -> None:
-    renderer = CardRenderer(project, snapshot)
+def write_piece_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, objects: list[PieceObject],
+                       out_dir: Path, workers: Workers | int | None = None, progress: Progress | None = None) -> None:
+    """The pieces' images, from the card stage's faces (`cardstage.draw_cards`)."""
     bleed = snapshot.game.file.bleed_mm
     shots, names = [], []
     for obj in objects:
         cell = pixel_size(obj.size_mm)
         for piece in obj.pieces:
-            face = renderer.render_card(piece.card)
+            face = rendered.faces[piece.card.id]
             shots.append(Shot(face, trim_frame(face, bleed), cell))
             names.append(piece.face_file)
         if obj.pieces and obj.pieces[0].back_file:
-            back = renderer.render_back(obj.deck_id)
+            back = rendered.backs[obj.deck_id]
             shots.append(Shot(back, trim_frame(back, bleed), cell))
             names.append(obj.pieces[0].back_file)
     for name, path in zip(names, rasterise_shots(project, shots, workers, progress)):

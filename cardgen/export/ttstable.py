@@ -24,17 +24,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..buildtypes import Progress
+from ..buildtypes import Progress, RenderedSet
 from ..data.project import Project
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
+from ..files import tts_table, tts_table_owned, tts_table_rulebook, tts_table_thumbnail
 from ..i18n import own
+from ..render.workers import Workers
 from . import tts, ttspieces
 from .images import png_bytes, remove_stale, write_if_changed
 from .topview import BAG_MM_AT_1, HAND_Y, NOTE_MM, PDF_MM, UNIT_MM, render_png
@@ -52,22 +53,20 @@ SEAT_COLOURS = [  # TTS's player colours and their RGB, in the order seats are g
     ("Brown", (0.443, 0.231, 0.09)),
 ]
 TINT = 0.35  # how much of the seat's colour a seat's board and pieces take
-_TABLE_FILE = re.compile(r"-\d+p\.(json|png)$")
 
 
 def table_file(stem: str, players: int) -> str:
     """`<game>-<version>[-<lang>]-<N>p.json`: the one place the table's file name is made."""
-    return f"{stem}-{players}p.json"
+    return tts_table(stem, players)
 
 
 def rulebook_file(stem: str) -> str:
-    return f"{stem}-rulebook.pdf"
+    return tts_table_rulebook(stem)
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
     """The images an export of `stem` wrote into a table folder (tables of other player counts stay)."""
-    images = tts.owned_by(stem)
-    return lambda name: images(name) and not _TABLE_FILE.search(name)
+    return tts_table_owned(stem)
 
 
 # --- what lies where (millimetres; x to the east, y to the south) -----------------------------
@@ -300,27 +299,27 @@ class TableExport:
         return [self.file, self.thumbnail_file, *self.image_files] + ([self.rulebook_file] if self.rulebook_file else [])
 
 
-def write_table_images(project: Project, snapshot: Snapshot, out_dir: Path, *, workers: int | None = None,
+def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_dir: Path, *,
+                       workers: Workers | int | None = None,
                        progress: Progress | None = None) -> tuple[list[tts.DeckObject], list[ttspieces.PieceObject]]:
     """Every deck sheet and piece image the table needs (the ones `export tts` writes)."""
     stem = tts.export_stem(snapshot)
     decks = tts.plan_objects(snapshot, stem)
-    renderer = tts.CardRenderer(project, snapshot)
     pieces = ttspieces.plan_pieces(snapshot, stem)
     with tts.own_pool(project, workers) as pool:  # every image in the same worker processes
         for deck in decks:
-            tts._write_images(project, snapshot, renderer, deck, out_dir, pool, progress)
-        ttspieces.write_piece_images(project, snapshot, pieces, out_dir, pool, progress)
+            tts._write_images(project, snapshot, rendered, deck, out_dir, pool, progress)
+        ttspieces.write_piece_images(project, snapshot, rendered, pieces, out_dir, pool, progress)
     return decks, pieces
 
 
-def export_table(project: Project, snapshot: Snapshot, players: int, out_dir: Path,
-                 url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: int | None = None,
+def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, players: int, out_dir: Path,
+                 url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: Workers | int | None = None,
                  progress: Progress | None = None) -> TableExport:
     """Write the table for `players` into `out_dir`: its JSON, thumbnail, images and rulebook PDF."""
     stem = tts.export_stem(snapshot)
     laid = lay_out(snapshot, players)
-    decks, pieces = write_table_images(project, snapshot, out_dir, workers=workers, progress=progress)
+    decks, pieces = write_table_images(project, snapshot, rendered, out_dir, workers=workers, progress=progress)
     pdf = None
     if rulebook is not None:
         pdf = rulebook_file(stem)
@@ -328,7 +327,7 @@ def export_table(project: Project, snapshot: Snapshot, players: int, out_dir: Pa
     name = table_file(stem, players)
     save = saved_game(snapshot, laid, decks, pieces, url_for, name, pdf)
     write_if_changed(out_dir / name, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    thumb = name.removesuffix(".json") + ".png"
+    thumb = tts_table_thumbnail(stem, players)
     write_if_changed(out_dir / thumb, thumbnail(save, out_dir))
     images = sorted({f for d in decks for f in d.image_files} | {f for p in pieces for f in p.image_files})
     result = TableExport(name, thumb, images, pdf, laid, players)

@@ -1,9 +1,10 @@
 """The preview's data: what the page shows, refreshed from the project's files.
 
-The same stages as a build (load -> resolve -> validate -> render SVG), without rasterising: a
-browser draws SVG itself. Each card's SVG is kept with the hash of what it was rendered from (the
-card's own data plus what every card shares: game.yml, rules, style, symbols, templates, icons,
-fonts), so an edit to one card re-renders one card.
+The same stages as a build (load -> resolve -> the card stage: validate, render SVG,
+preflight), without rasterising: a browser draws SVG itself, and the page lists exactly the
+findings `build` and `validate` report. The preview keeps the card stage's cache across
+refreshes (`cardstage.FaceCache`: each face with the hash of what it was drawn from), so an edit
+to one card re-renders one card.
 """
 
 from __future__ import annotations
@@ -17,15 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import cache as cache_mod
+from ..buildtypes import Face
+from ..cardstage import FaceCache, draw_cards, face_items
 from ..data.project import load_project
 from ..data.snapshot import Card, Snapshot
-from ..data.validate import validate
 from ..data.versions import available_versions, load_game, resolve
 from ..errors import CardgenError, display_path
 from ..files import BuildFiles, Files
 from ..i18n.localise import localise
-from ..render.cards import CardRenderer, Face
 
 ID_ATTR_RE = re.compile(r'\bid="([^"]+)"')
 
@@ -75,7 +75,7 @@ class Preview:
         self.lang = lang  # None: the game's source language
         self.state = PreviewState()
         self.lock = threading.Lock()
-        self._rendered: dict[str, tuple[str, Face]] = {}  # face key -> (input digest, face)
+        self._faces = FaceCache()  # the card stage's, kept across refreshes
 
     def refresh(self) -> PreviewState:
         """Reload everything; on a user error keep the last good cards and show the error."""
@@ -101,31 +101,15 @@ class Preview:
         project = load_project(self.root)
         game = load_game(project, self.game_id)
         snapshot = localise(resolve(project, game, self.version), self.lang)
-        findings = validate(project, snapshot)
-        shared = _shared_digest(project, snapshot)
-        renderer: CardRenderer | None = None
+        drawn = draw_cards(project, snapshot, self._faces)
+        last = {card.key: card for card in self.state.cards}
         cards: list[PreviewCard] = []
-        rendered = 0
-        errors: list[str] = []
-        wanted: list[tuple[str, Card | str, str]] = [(f"card-{c.id}", c, _card_digest(c)) for c in snapshot.cards]
-        wanted += [(f"back-{d}", d, d) for d, deck in game.decks.items()
-                   if deck.back and snapshot.cards_in_deck(d)]
-        for key, item, own in wanted:
-            digest = cache_mod.digest_of(shared, own)
-            cached = self._rendered.get(key)
-            if cached and cached[0] == digest:
-                face = cached[1]
-            else:
-                renderer = renderer or CardRenderer(project, snapshot)
-                try:
-                    face = renderer.render_card(item) if isinstance(item, Card) else renderer.render_back(item)
-                except CardgenError as exc:
-                    errors += exc.report_lines()
-                    continue
-                self._rendered[key] = (digest, face)
-                rendered += 1
-            cards.append(_preview_card(snapshot, key, item, face))
-        warnings = renderer.warnings if renderer else []
+        for key, item in face_items(snapshot):
+            face = drawn.rendered.faces.get(item.id) if isinstance(item, Card) else drawn.rendered.backs.get(item)
+            if face is not None:
+                cards.append(_preview_card(snapshot, key, item, face))
+            elif key in last:  # it failed (or the data did): the last good picture stays shown
+                cards.append(last[key])
         return PreviewState(
             game=game.id,
             game_name=game.name,
@@ -137,9 +121,9 @@ class Preview:
             decks=[{"id": d, "name": deck.name, "cards": snapshot.deck_size(d),
                     "different": len(snapshot.cards_in_deck(d))}
                    for d, deck in game.decks.items() if snapshot.cards_in_deck(d)],
-            findings=[str(f) for f in findings] + [f"warning: {w}" for w in warnings],
-            error="\n".join(errors) or None,
-            rendered=rendered,
+            findings=[str(f) for f in drawn.findings],
+            error="\n".join(str(f) for f in drawn.errors) or None,
+            rendered=drawn.drawn,
         )
 
 
@@ -163,30 +147,6 @@ def _namespaced_ids(svg: str, key: str) -> str:
         svg = svg.replace(f'id="{name}"', f'id="{new}"').replace(f"url(#{name})", f"url(#{new})")
         svg = svg.replace(f'href="#{name}"', f'href="#{new}"')
     return svg
-
-
-def _card_digest(card: Card) -> str:
-    """What a card's face is drawn from, without source locations (editing a line above a card
-    moves its location, not its face)."""
-    return cache_mod.digest_of(card.id, card.type, card.name, card.count, card.art, card.flavour, card.note,
-                               json.dumps(card.fields, sort_keys=True, default=str),
-                               [(e.do, e.when, json.dumps(e.params, sort_keys=True, default=str))
-                                for e in card.effects])
-
-
-def _shared_digest(project, snapshot: Snapshot) -> str:
-    """What every card may read: game.yml, the version's rules, style and symbols, the templates,
-    icons and fonts."""
-    folders = [project.templates_dir / snapshot.game.id, project.templates_dir / "common",
-               project.icons_dir, project.fonts_dir]
-    return cache_mod.digest_of(
-        snapshot.language,
-        snapshot.game.file.model_dump_json(),
-        json.dumps(snapshot.rules, sort_keys=True, default=str),
-        json.dumps(snapshot.style, sort_keys=True, default=str),
-        json.dumps({k: v.model_dump() for k, v in snapshot.symbols.items()}, sort_keys=True, default=str),
-        [cache_mod.tree_digest(f, f) if f.is_dir() else "" for f in folders],  # afresh: they are being edited
-    )
 
 
 def _previous(project, game, version: str) -> str | None:

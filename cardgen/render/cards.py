@@ -1,4 +1,5 @@
-"""Render stage: a snapshot's cards and deck backs as SVG, from the game's Jinja2 templates.
+"""The card renderer: one card face or deck back as SVG, from the game's Jinja2 templates.
+`cardgen.cardstage.draw_cards` runs it over every face and back, the one loop that does.
 
 Templates live in templates/<game>/ (with templates/common/ shared by all games) and draw in
 millimetres with the origin at the top-left of the trim box; the bleed lies outside it, at
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,7 +20,7 @@ from jinja2 import TemplateError
 from markupsafe import Markup
 
 from .. import contain
-from ..buildtypes import Face, RenderedSet
+from ..buildtypes import Face
 from ..colour import ink_on
 from ..data import cardtext
 from ..data.project import Project
@@ -36,6 +38,17 @@ Align = Literal["left", "center"]
 VAlign = Literal["top", "middle", "bottom"]
 
 
+@dataclass(frozen=True)
+class FaceNotes:
+    """What rendering faces noticed besides the SVG: overflow findings (and the same as lines),
+    the faces' smallest text size / normal size, and template strings the language lacks."""
+
+    findings: tuple[Finding, ...] = ()
+    warnings: tuple[str, ...] = ()
+    shrunk: dict[str, float] = field(default_factory=dict)
+    missing: tuple[str, ...] = ()
+
+
 class CardRenderer:
     def __init__(self, project: Project, snapshot: Snapshot):
         self.project = project
@@ -51,7 +64,8 @@ class CardRenderer:
         # sandboxed (a template reads data and calls the helpers, but cannot reach Python
         # internals such as `''.__class__.__mro__`), and its loader never leaves the template folders
         self.env = template_environment(project, self.game.id, keep_trailing_newline=True)
-        translator_of(snapshot).install(self.env)
+        self.translator = translator_of(snapshot)  # this renderer's own: its `missing` are the templates'
+        self.translator.install(self.env)
         self.env.globals.update(
             icon=self.icon,
             textbox=self.textbox,
@@ -66,16 +80,15 @@ class CardRenderer:
 
     # --- public ------------------------------------------------------------------------------
 
-    def render_all(self) -> RenderedSet:
-        result = RenderedSet()
-        for card in self.snapshot.cards:
-            result.faces[card.id] = self.render_card(card)
-        for deck_id, deck in self.game.decks.items():
-            if deck.back and self.snapshot.cards_in_deck(deck_id):
-                result.backs[deck_id] = self.render_back(deck_id)
-        result.warnings = list(self.warnings)
-        result.shrunk = dict(self.shrunk)
-        return result
+    def take_notes(self) -> FaceNotes:
+        """What the faces rendered since the last call noticed (text that does not fit or had to
+        shrink, template strings the language lacks), handed over and forgotten here, so each
+        face's notes can be kept with it."""
+        notes = FaceNotes(tuple(self.findings), tuple(self.warnings), dict(self.shrunk),
+                          tuple(self.translator.missing))
+        self.findings, self.warnings, self.shrunk = [], [], {}
+        self.translator.missing.clear()
+        return notes
 
     def render_card(self, card: Card) -> Face:
         ctype = self.game.card_types[card.type]
@@ -88,7 +101,7 @@ class CardRenderer:
 
     def render_back(self, deck_id: str) -> Face:
         deck = self.game.decks[deck_id]
-        assert deck.back is not None  # render_all draws backs only for decks that have one
+        assert deck.back is not None  # backs are drawn only for decks that have one
         types = [t for t, ct in self.game.card_types.items() if ct.deck == deck_id]
         type_id = types[0]
         self._current = f"back of deck '{deck_id}'"
@@ -190,7 +203,7 @@ class CardRenderer:
         where one of `texts` is a catalog's translation, points at that catalog entry: the words to
         shorten are there, not in the source data."""
         loc = self._overflow_loc([_preview(runs, limit=None) for runs in boxes])
-        translator = translator_of(self.snapshot)
+        translator = self.translator
         if not translator.is_source:
             origins = [translator.origin_of(t) for t in texts or [] if isinstance(t, str)]
             loc = next((o for o in origins if o is not None), loc)

@@ -56,5 +56,5 @@ def start_rulebooks(project: Project, snapshot: Snapshot, rendered: RenderedSet,
 def has_rulebook_words(snapshot: Snapshot) -> bool:
     """A rulebook is printed in the snapshot's language only if the game has its rulebook
     catalog (the source language always has)."""
-    translator = snapshot.translator
-    return translator is None or "rulebook" in translator.domains
+    translation = snapshot.translation
+    return translation is None or "rulebook" in translation.domains

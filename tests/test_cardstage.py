@@ -1,0 +1,174 @@
+"""Issue 26 (1, 5): one card stage for build, validate, serve and the exports, and a Snapshot
+that is immutable plain data.
+
+The same broken data goes through `cardgen validate`, `cardgen build` and the preview's state:
+all three report the same findings, preflight included, because all three run
+`cardstage.draw_cards`.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib.util
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+import cardgen
+from cardgen.cardstage import FaceCache, draw_cards
+from cardgen.data.project import load_project
+from cardgen.data.snapshot import Snapshot
+from cardgen.data.translator import Translation, translator_of
+from cardgen.data.versions import load_game, resolve
+from cardgen.i18n.localise import localise
+from cardgen.preview.state import Preview
+from cardgen.render.cards import CardRenderer
+
+PACKAGE = Path(cardgen.__file__).parent
+V1 = "versions/kings-blade/1.yml"
+LONG = "Katana Hilt of the Extraordinarily Long and Winding Name That Never Ends"
+
+
+def _edit(project: Path, rel: str, old: str, new: str) -> None:
+    path = project / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _validate_lines(cli, project: Path) -> tuple[int, list[str]]:
+    result = cli("validate", "--version", "3.1", cwd=project)
+    lines = result.out.splitlines()
+    assert lines[-1].startswith("The King's Blade 3.1: "), result.out + result.err
+    return result.code, lines[:-1]
+
+
+def _build_lines(cli, project: Path, out: Path) -> tuple[int, list[str]]:
+    result = cli("build", "--version", "3.1", "--paper", "a4", "--no-png", "--no-rulebook", "--out", str(out),
+                 cwd=project)
+    assert "Traceback" not in result.err
+    return result.code, [line for line in result.err.splitlines() if not line.startswith("error: ")
+                         or ": error: " in line]
+
+
+def test_overflow_and_preflight_warnings_are_the_same_in_validate_build_and_serve(cli, project_copy, tmp_path):
+    _edit(project_copy, V1, "name: Katana Hilt", f"name: {LONG}")
+    code, validated = _validate_lines(cli, project_copy)
+    assert code == 0
+    assert any("text-overflow" in line and "card katana-hilt" in line for line in validated), validated
+    assert all(": warning: " in line for line in validated)
+
+    state = Preview(project_copy, "kings-blade", "3.1").refresh()
+    assert state.error is None
+    assert state.findings == validated
+
+    code, built = _build_lines(cli, project_copy, tmp_path / "out")
+    assert code == 0
+    assert built == validated
+
+    # the preview's cache keeps each face's findings: nothing changed, nothing drawn, same findings
+    preview = Preview(project_copy, "kings-blade", "3.1")
+    first = preview.refresh()
+    again = preview.refresh()
+    assert first.rendered == len(first.cards) and again.rendered == 0
+    assert again.findings == validated
+    # another card edited: that one card is drawn again, the katana's warning stays listed
+    _edit(project_copy, V1, "name: Arming Sword", "name: Broad Sword")
+    edited = preview.refresh()
+    assert edited.rendered == 1
+    assert edited.findings == validated
+
+
+def test_render_errors_are_the_same_in_validate_build_and_serve(cli, project_copy, tmp_path):
+    # a template reading a field its cards lack, and a template drawing an icon that is missing
+    _edit(project_copy, "templates/kings-blade/metal.svg.j2", "{% set m = symbol(card.fields.metal) %}",
+          "{% set m = symbol(card.fields.metal) %}{{ card.fields.lustre.shade }}")
+    _edit(project_copy, "templates/kings-blade/forge-token.svg.j2", '{{ icon(card.art,',
+          '{{ icon("kings-blade/no-such-icon", 1, 1, 2) }}{{ icon(card.art,')
+    code, validated = _validate_lines(cli, project_copy)
+    assert code == 1
+    errors = [line for line in validated if ": error: " in line]
+    assert len(errors) == 2, validated
+    assert any("metal.svg.j2" in line and "lustre" in line and "more card" in line for line in errors), errors
+    assert any("no-such-icon" in line and "[card forge-token]" in line for line in errors), errors
+
+    state = Preview(project_copy, "kings-blade", "3.1").refresh()
+    assert state.findings == validated
+    assert state.error == "\n".join(errors)
+
+    code, built = _build_lines(cli, project_copy, tmp_path / "out")
+    assert code == 1
+    assert built == errors  # a build that stops says its errors
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_card_stage_and_the_old_loops_are_gone():
+    assert importlib.util.find_spec("cardgen.render.checks") is None
+    assert not hasattr(CardRenderer, "render_all")
+    defined, calls = set(), {}
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defined.add(node.name)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "CardRenderer":
+                calls.setdefault(path.relative_to(PACKAGE).as_posix(), 0)
+                calls[path.relative_to(PACKAGE).as_posix()] += 1
+    assert {"render_all", "render_checks", "render_stage"} & defined == set()
+    assert "draw_cards" in defined
+    assert calls == {"cardstage.py": 1}  # the one place faces are drawn
+
+
+@pytest.fixture(scope="module")
+def dutch():
+    project = load_project(ROOT)
+    source = resolve(project, load_game(project, "kings-blade"), "3.1")
+    return project, source, localise(source, "nl")
+
+
+def test_the_snapshot_is_frozen_plain_data_with_one_language_name(dutch):
+    _, source, snapshot = dutch
+    names = {f.name for f in dataclasses.fields(Snapshot)}
+    assert "language" in names and "lang" not in names and "translator" not in names
+    assert source.language == "en" and source.translation is None
+    assert snapshot.language == "nl" and isinstance(snapshot.translation, Translation)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snapshot.language = "de"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snapshot.translation = None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        snapshot.translation.messages["Forge"] = ("x",)  # type: ignore[index]
+
+
+def test_missing_translations_are_returned_not_written_into_the_snapshot(dutch):
+    project, _, snapshot = dutch
+    translation = snapshot.translation
+    words = dict(translation.messages)
+    some = next(iter(words))
+    smaller = dataclasses.replace(snapshot, translation=dataclasses.replace(
+        translation, messages={k: v for k, v in words.items() if k != "Forge"}))
+    drawn = draw_cards(project, smaller, checks=False)
+    assert drawn.errors == []
+    assert "Forge" in drawn.missing  # the forge token's template string
+    [finding] = [f for f in drawn.findings if f.code == "untranslated-template"]
+    assert finding.message.startswith("1 template string not translated into 'nl', printed in the source "
+                                      "language: 'Forge'")
+    # nothing was left behind: the snapshot and a new translator know nothing of it
+    assert smaller.translation.missing == translation.missing and "Forge" not in translation.missing
+    assert translator_of(smaller).missing == {}
+    assert dict(snapshot.translation.messages) == words and some in words
+
+
+def test_the_cache_draws_a_face_again_only_when_its_inputs_change(dutch):
+    project, source, _ = dutch
+    cache = FaceCache()
+    first = draw_cards(project, source, cache, checks=False)
+    again = draw_cards(project, source, cache)
+    assert first.drawn == len(first.rendered.faces) + len(first.rendered.backs) and again.drawn == 0
+    assert again.rendered.faces == first.rendered.faces  # the same faces, now preflighted too
+    assert [t.stage for t in again.timings] == ["validate", "render", "preflight"]
+    card = source.cards[0]
+    renamed = dataclasses.replace(source, cards=[dataclasses.replace(card, name="Renamed")] + source.cards[1:])
+    assert draw_cards(project, renamed, cache).drawn == 1
