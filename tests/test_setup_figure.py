@@ -12,12 +12,12 @@ from conftest import ROOT
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.setup import deal
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
 from cardgen.pipeline import build
-from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.cardpdf import faces_dir
 from cardgen.rulebook.helpers import FaceStore
@@ -36,7 +36,7 @@ def _snapshot(root: Path, game: str, lang: str | None = None):
 
 def _rulebook(root: Path, game: str, lang: str | None = None):
     project, snapshot = _snapshot(root, game, lang)
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     html = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"]).html
     return project, snapshot, rendered, html
 
