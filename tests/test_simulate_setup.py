@@ -56,3 +56,38 @@ def test_a_changed_kings_blade_set_up_changes_the_first_position(project_copy):
         assert [len(p.hand) for p in table.players] == [5] * players
         assert len(table.market) == row
         assert len(table.mine) == 60 - 5 * players
+
+
+# --- The King's Guild ----------------------------------------------------------------------------
+
+
+def _kings_guild_start(root: Path, players: int):
+    sim, engine, bots = _engine(root, "kings-guild", "1", players, ("greedy", "builder"))
+    return engine.Game(sim.table, Random(5), [bots.make_bot("greedy") for _ in range(players)])
+
+
+def _funeral_in_deck(game) -> int:
+    return next(i for i, card in enumerate(game.deck) if card.get("funeral"))
+
+
+def test_kings_guild_starts_from_the_set_up():
+    for players in (2, 4, 6):
+        game = _kings_guild_start(ROOT, players)
+        assert [p.coins for p in game.players] == [3] * players  # monete: count monete_iniziali of 1-coins
+        assert [p.seals for p in game.players] == [2] * players  # the Guild's Seals
+        assert (len(game.row), len(game.room_row), len(game.spec_row)) == (4, 4, 5)
+        assert _funeral_in_deck(game) == 11 - 1 - 4  # 11th from the top, 4 came off for the row
+        assert game.deck[-1].get("offering")
+
+
+def test_a_changed_kings_guild_set_up_changes_the_first_position(project_copy):
+    game_yml = "card_data/kings-guild/game.yml"
+    _edit(project_copy, game_yml, "      count: monete_iniziali\n", "      count: {2: 5, 3: 4, 4: 4, 5: 3, 6: 3}\n")
+    _edit(project_copy, game_yml, "      count: missioni_scoperte\n", "      count: 3\n")
+    _edit(project_copy, game_yml, "positions: {funerale-del-re: posizione_funerale,", "positions: {funerale-del-re: 8,")
+    _edit(project_copy, game_yml, "      count: stanze_in_vendita\n", "      count: 2\n")
+    for players, coins in ((2, 5), (4, 4), (6, 3)):
+        game = _kings_guild_start(project_copy, players)
+        assert [p.coins for p in game.players] == [coins] * players
+        assert (len(game.row), len(game.room_row), len(game.spec_row)) == (3, 2, 5)
+        assert _funeral_in_deck(game) == 8 - 1 - 3
