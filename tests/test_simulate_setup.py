@@ -91,3 +91,28 @@ def test_a_changed_kings_guild_set_up_changes_the_first_position(project_copy):
         assert [p.coins for p in game.players] == [coins] * players
         assert (len(game.row), len(game.room_row), len(game.spec_row)) == (3, 2, 5)
         assert _funeral_in_deck(game) == 8 - 1 - 3
+
+
+# --- One True King -------------------------------------------------------------------------------
+
+
+def _one_true_king_start(root: Path):
+    sim, engine, bots = _engine(root, "one-true-king", "1", 2, ("greedy",))
+    game = engine.Game(sim.table, Random(5), [bots.make_bot("greedy") for _ in range(2)])
+    game.set_up()
+    return sim, game
+
+
+def test_one_true_king_lays_out_the_set_up_grid():
+    sim, game = _one_true_king_start(ROOT)
+    assert (sim.table["rows"], sim.table["cols"], sim.table["spare"]) == (5, 7, 5)
+    assert len(game.board) == 35 and len(game.face_down) == 18  # DUDUDUD / UDUDUDU ...
+
+
+def test_a_changed_one_true_king_set_up_changes_the_field(project_copy):
+    """The set-up's own grid, six wide with more face-down cards: ten spare cards are left."""
+    rows = ["DDDDDD", "UDUDUD", "DUDUDU", "UDUDUD", "DDDDDD"]
+    _edit(project_copy, "card_data/one-true-king/game.yml", "      grid: grid\n", f"      grid: [{', '.join(rows)}]\n")
+    sim, game = _one_true_king_start(project_copy)
+    assert (sim.table["grid"], sim.table["rows"], sim.table["cols"], sim.table["spare"]) == (rows, 5, 6, 10)
+    assert len(game.board) == 30 and len(game.face_down) == sum(r.count("D") for r in rows) == 21
