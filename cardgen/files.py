@@ -16,15 +16,22 @@ output name spelt anywhere else in cardgen/.
         rulebook-a4.pdf, notes-a4.pdf           BuildFiles.rulebook(paper), .notes(paper), .booklet(paper)
         svg/<face>.svg, png/<face>.png          BuildFiles.face_svg(key), .face_png(key)
         tts/, png-<preset>/, print/<service>/   BuildFiles.tts, .png_export(preset), .print_export(service)
+          <game>-<version>-<deck>.json ...        tts_*: Tabletop Simulator's objects and images
+        tts-table/<game>-<version>-4p.json      BuildFiles.tts_table; tts_table_*: the set-up tables
+          <deck>/001-<card>-x3.png                print_png_*: a print service's images, a folder per deck
+          <deck>.pdf, <deck>-cmyk.pdf             print_pdf_*: a print shop's PDFs
 
 Bookkeeping: every output folder holds exactly one manifest (MANIFEST: the files cardgen wrote
 there with their hashes, and the inputs each output was made from) and, only while a command
 writes it, its lock (LOCK). Folders an older cardgen built hold OLD_MANIFEST as well (or only
-it); they are recognised, their files adopted, and the old file removed on the next write.
+it); they are recognised (see cardgen.outputs), and the old file is folded into the one manifest
+and removed on the next write.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +103,7 @@ SVG_DIR = "svg"
 PNG_DIR = "png"
 TTS_DIR = "tts"
 TTS_TABLE_DIR = "tts-table"
+TABLE_RULEBOOK_DIR = "rulebook"  # in the table folder: the rulebook's own build
 PRINT_DIR = "print"
 BALANCE_DIR = "balance"
 
@@ -231,3 +239,106 @@ def balance_report(folder: Path, tag: str) -> Path:
 def study_journal(folder: Path, name: str) -> Path:
     """A resumable balance study's journal (Optuna's)."""
     return folder / f"study-{name}.journal"
+
+
+# --- inside the exports' folders -------------------------------------------------------------
+
+
+def tts_stem(game: str, version: str, language: str = "", source_language: str = "") -> str:
+    """Every file of a version's Tabletop Simulator export starts with it (`kings-blade-3.1`,
+    `kings-guild-1-en`), so versions and languages can share a folder."""
+    lang = f"-{language}" if language and language != source_language else ""
+    return f"{game}-{version}{lang}"
+
+
+def tts_base(stem: str, deck_word: str, part: int | None = None) -> str:
+    """The start of a deck's (or piece set's) file names: `kings-blade-3.1-mine`, with `-2` for
+    the second part of a deck holding cards of two sizes."""
+    return f"{stem}-{deck_word}" + (f"-{part}" if part is not None else "")
+
+
+def tts_object(base: str) -> str:
+    """A saved object's JSON."""
+    return f"{base}.json"
+
+
+def tts_thumbnail(base: str) -> str:
+    """Same name as the JSON: TTS shows it in the Saved Objects browser."""
+    return f"{base}.png"
+
+
+def tts_back(base: str) -> str:
+    return f"{base}-back.png"
+
+
+def tts_faces(base: str, sheet: int) -> str:
+    """A deck's sheet of faces, numbered from 1."""
+    return f"{base}-faces-{sheet}.png"
+
+
+def tts_piece(base: str, word: str) -> str:
+    """A board's, tile's or token's image."""
+    return f"{base}-{word}.png"
+
+
+def tts_owned(stem: str) -> Callable[[str], bool]:
+    """Which files in a folder an export of `stem` wrote (and may replace or delete)."""
+    return lambda name: name.startswith(stem + "-") and name.endswith((".png", ".json"))
+
+
+def tts_table(stem: str, players: int) -> str:
+    """`export tts --table`'s saved game for N players: `<game>-<version>[-<lang>]-<N>p.json`."""
+    return f"{stem}-{players}p.json"
+
+
+def tts_table_thumbnail(stem: str, players: int) -> str:
+    """Same name as the saved game's JSON: TTS shows it in the Save & Load browser."""
+    return f"{stem}-{players}p.png"
+
+
+def tts_table_rulebook(stem: str) -> str:
+    """The players' rulebook beside the tables (TTS's Custom_PDF)."""
+    return f"{stem}-rulebook.pdf"
+
+
+def tts_table_rulebook_dir(table_folder: Path) -> Path:
+    """Where `export tts --table` builds that rulebook first: its own build folder, never over a
+    build's files."""
+    return table_folder / TABLE_RULEBOOK_DIR
+
+
+_TTS_TABLE_FILE = re.compile(r"-\d+p\.(json|png)$")
+
+
+def tts_table_owned(stem: str) -> Callable[[str], bool]:
+    """The images an export of `stem` wrote into a table folder (tables of other player counts stay)."""
+    images = tts_owned(stem)
+    return lambda name: images(name) and not _TTS_TABLE_FILE.search(name)
+
+
+def print_png_cards(naming: str, number: int, card_id: str, count: int) -> list[str]:
+    """A card's image(s) in a deck folder of `export png`: one `001-ember-x3.png` ("per-card"
+    naming), or one file per copy, `001-ember-1of3.png`..."""
+    if naming == "per-card":
+        return [f"{number:03d}-{card_id}-x{count}.png"]
+    width = len(str(count))
+    return [f"{number:03d}-{card_id}-{k:0{width}d}of{count}.png" for k in range(1, count + 1)]
+
+
+def print_png_back(deck_id: str) -> str:
+    return f"back-{deck_id}.png"
+
+
+PRINT_PNG_OWNED = re.compile(r"(\d{3}-.+|back-.+)\.png")  # the files `export png` writes in a deck folder
+
+
+def print_png_owned(name: str) -> bool:
+    return PRINT_PNG_OWNED.fullmatch(name) is not None
+
+
+def print_pdf_names(deck_id: str) -> tuple[str, str]:
+    """A deck's print-shop PDFs: RGB and CMYK (`mine.pdf`, `mine-cmyk.pdf`)."""
+    return f"{deck_id}.pdf", f"{deck_id}-cmyk.pdf"
+
+
+PRINT_PDF_OWNED = re.compile(r"[a-z0-9][a-z0-9-]*(-cmyk)?\.pdf")  # the deck files `export print` writes (and may remove)

@@ -1,8 +1,12 @@
-"""Shared fixtures: the repository is itself a cardgen project holding the seed games."""
+"""Shared fixtures: the core's tests build the small purpose-built projects in tests/projects/
+(`mini`: one game, two versions, a few cards; see tests/projects/README.md), so a change to a
+seed game's data does not change them. The repository is itself a cardgen project holding the
+seed games; their own end-to-end tests build those (`ROOT`, `project_copy`)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +18,8 @@ from cardgen.data.project import CACHE_ENV, load_project
 from cardgen.render import fonts
 
 ROOT = Path(__file__).resolve().parents[1]
+PROJECTS = Path(__file__).resolve().parent / "projects"
+MINI = PROJECTS / "mini"
 
 # A test run started in the background (`cmd &`, nohup, some CI runners) inherits SIGINT ignored,
 # and so would every process a test starts: Ctrl-C and `serve`'s stop could not be tested. A
@@ -61,6 +67,39 @@ def fresh_project_copy(project_copy: Path, monkeypatch) -> Path:
     copy), as a fresh checkout would, so a test can count what a build renders."""
     monkeypatch.delenv(CACHE_ENV)
     return project_copy
+
+
+def copy_project(source: Path, target: Path) -> Path:
+    """A copy of a fixture project (tests/projects/NAME) at `target`, without build output."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("build", "__pycache__"), symlinks=True)
+    return target
+
+
+@pytest.fixture
+def mini(tmp_path: Path) -> Path:
+    """A private copy of tests/projects/mini that a test may edit, break and build into."""
+    return copy_project(MINI, tmp_path / "mini")
+
+
+@pytest.fixture(scope="session")
+def mini_shared(tmp_path_factory) -> Path:
+    """One copy of tests/projects/mini for the whole session, to read and to build from into
+    folders of a test's own: a test that edits the project takes `mini` instead."""
+    return copy_project(MINI, tmp_path_factory.mktemp("mini-shared") / "mini")
+
+
+@pytest.fixture(scope="session")
+def mini_build(mini_shared: Path) -> tuple[Path, object]:
+    """tests/projects/mini version 2 built once per session (cards as SVG and 300 DPI PNG, both
+    papers' duplex sheets, no rulebook): (output folder, BuildResult). Tests only read it."""
+    from cardgen.buildtypes import BuildOptions
+    from cardgen.data.versions import load_game, resolve
+    from cardgen.pipeline import build
+
+    project = load_project(mini_shared)
+    snapshot = resolve(project, load_game(project, None), None)
+    out = mini_shared / "build" / "mini" / "2"
+    return out, build(project, snapshot, BuildOptions(out_dir=out, rulebook=False))
 
 
 class CliResult:

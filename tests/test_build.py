@@ -1,4 +1,6 @@
-"""Issue 3: `cardgen build` on the real game: images, sheets, geometry, fonts, duplex, determinism."""
+"""Issue 3: `cardgen build` on the real game (The King's Blade 3.1, its end-to-end test): images,
+sheets, geometry, fonts, duplex; and the build's own promises (determinism, a rebuild renders only
+what changed, escaping, text that cannot fit, where it writes) on tests/projects/mini."""
 
 from __future__ import annotations
 
@@ -8,12 +10,12 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT
+from conftest import MINI, ROOT
 from PIL import Image, ImageCms
 from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
-from cardgen.data.project import load_project
+from cardgen.data.project import CACHE_ENV, load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.imposition import PAPER_SIZES, SheetSpec, layout_for
 from cardgen.pipeline import build
@@ -214,55 +216,65 @@ def test_fronts_only_has_no_back_pages(tmp_path):
     assert len(pdf.pages) == -(-cards // 9)  # the tokens fit in the last sheet's empty cells
 
 
-def test_build_is_deterministic_across_caches(built, fresh_project_copy, tmp_path):
-    _, _, out = built
-    _build(fresh_project_copy, tmp_path / "again")
-    for name in ("sheets-a4-duplex.pdf", "sheets-letter-duplex.pdf", "png/card-katana-hilt.png", "svg/card-katana-hilt.svg"):
+@pytest.fixture
+def fresh_mini(mini: Path, monkeypatch) -> Path:
+    """A copy of tests/projects/mini whose builds start from an empty cache of their own."""
+    monkeypatch.delenv(CACHE_ENV)
+    return mini
+
+
+def test_build_is_deterministic_across_caches(mini_build, fresh_mini, tmp_path):
+    out, _ = mini_build  # built with the session's shared cache
+    _build(fresh_mini, tmp_path / "again", version="2")
+    for name in ("sheets-a4-duplex.pdf", "sheets-letter-duplex.pdf", "png/card-ember.png", "svg/card-ember.svg",
+                 "png/card-coin.png"):
         assert (out / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
 
 
-def test_rebuild_renders_only_what_changed(fresh_project_copy, tmp_path, monkeypatch):
+def test_rebuild_renders_only_what_changed(fresh_mini, tmp_path, monkeypatch):
     started = []  # the workers a build starts before it has jobs: only for a first build into a folder
     start = Workers.start
     monkeypatch.setattr(Workers, "start", lambda self: started.append(self.preload) or start(self))
-    _, first = _build(fresh_project_copy, tmp_path, papers=("a4",))
-    assert first.rendered == first.faces
+    _, first = _build(fresh_mini, tmp_path, version="2", papers=("a4",))
+    assert first.rendered == first.faces == 6  # 4 cards and 2 backs
     assert started == [("cardgen.render.svgconvert",)]  # no rulebook here: weasyprint is not imported
-    _, noop = _build(fresh_project_copy, tmp_path, papers=("a4",))
+    _, noop = _build(fresh_mini, tmp_path, version="2", papers=("a4",))
     assert noop.rendered == 0 and not any(o.rebuilt for o in noop.outputs)
     assert len(started) == 1
-    path = fresh_project_copy / "versions/kings-blade/3.1.yml"
-    path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, points: 4}\n")
-    _, changed = _build(fresh_project_copy, tmp_path, papers=("a4",))
+    path = fresh_mini / "versions/mini/2.yml"
+    path.write_text(path.read_text().replace("  - {id: ember, value: 4}", "  - {id: ember, value: 7}"))
+    _, changed = _build(fresh_mini, tmp_path, version="2", papers=("a4",))
     assert changed.rendered == 1
     assert [o.rebuilt for o in changed.outputs] == [True]
 
 
-def test_card_text_is_escaped(project_copy, tmp_path):
-    path = project_copy / "versions/kings-blade/3.1.yml"
-    path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, name: 'Fish & <Chips> \"Q\"'}\n")
-    _build(project_copy, tmp_path, papers=("a4",), png=False)
-    svg = (tmp_path / "svg" / "card-rapier.svg").read_text()
-    assert "Fish &amp; &lt;Chips&gt; &quot;Q&quot;" in svg or "Fish &amp; &lt;Chips&gt; \"Q\"" in svg
+def test_card_text_is_escaped(mini, tmp_path):
+    path = mini / "versions/mini/2.yml"
+    path.write_text(path.read_text().replace("  - {id: ember, value: 4}",
+                                             "  - {id: ember, value: 4, name: 'F & <C> \"Q\"'}"))  # on one line
+    _build(mini, tmp_path, version="2", papers=("a4",), png=False)
+    svg = (tmp_path / "svg" / "card-ember.svg").read_text()
+    assert "F &amp; &lt;C&gt; &quot;Q&quot;" in svg or "F &amp; &lt;C&gt; \"Q\"" in svg
     text = "".join(p.extract_text() for p in PdfReader(tmp_path / "sheets-a4-duplex.pdf").pages[:1])
-    assert 'Fish & <Chips> "Q"' in text
+    assert 'F & <C> "Q"' in text
 
 
-def test_text_that_cannot_fit_is_reported_naming_the_card(project_copy, tmp_path):
-    path = project_copy / "versions/kings-blade/3.1.yml"
-    path.write_text(path.read_text() + "\noverride:\n  - {id: rapier, name: " + "Very " * 30 + "Long}\n")
-    _, result = _build(project_copy, tmp_path, papers=("a4",), png=False, sheets=False)
-    assert any("card 'rapier': text does not fit" in w for w in result.warnings), result.warnings
-    assert [(f.code, f.card) for f in result.findings if f.code == "text-overflow"] == [("text-overflow", "rapier")]
+def test_text_that_cannot_fit_is_reported_naming_the_card(mini, tmp_path):
+    path = mini / "versions/mini/2.yml"
+    path.write_text(path.read_text().replace("  - {id: ember, value: 4}",
+                                             "  - {id: ember, value: 4, name: " + "Very " * 30 + "Long}"))
+    _, result = _build(mini, tmp_path, version="2", papers=("a4",), png=False, sheets=False)
+    assert any("card 'ember': text does not fit" in w for w in result.warnings), result.warnings
+    assert [(f.code, f.card) for f in result.findings if f.code == "text-overflow"] == [("text-overflow", "ember")]
 
 
 def test_build_refuses_to_write_over_sources(cli):
-    result = cli("build", "-v", "3.1", "--out", "card_data")
+    result = cli("build", "--out", "card_data", cwd=MINI)  # the fixture project itself: nothing is written
     assert result.code == 2 and "holds your sources" in result.err
 
 
-def test_cli_build_reports_where_the_pdfs_are(cli, project_copy):
-    result = cli("build", "-v", "3.1", "--no-rulebook", "--paper", "a4", cwd=project_copy)
+def test_cli_build_reports_where_the_pdfs_are(cli, mini):
+    result = cli("build", "-v", "2", "--no-rulebook", "--paper", "a4", cwd=mini)
     assert result.code == 0, result.err
-    assert "build/kings-blade/3.1/sheets-a4-duplex.pdf" in result.out
-    assert (project_copy / "build/kings-blade/3.1/sheets-a4-duplex.pdf").is_file()
+    assert "build/mini/2/sheets-a4-duplex.pdf" in result.out
+    assert (mini / "build/mini/2/sheets-a4-duplex.pdf").is_file()

@@ -34,14 +34,17 @@ QUICK = ("build", *GAME, "--paper", "a4", "--no-rulebook")
 # --- 1. names are spelt in cardgen/files.py only -------------------------------------------------
 
 # An output's name as a string in the code (an f-string's fields read as "{}"): a print file, a
-# rulebook, the notes, a calibration page, a plot, the balance files, cardgen's bookkeeping, or an
-# output folder joined onto a path (`out / "svg"`).
+# rulebook, the notes, a calibration page, a plot, the balance files, the files inside an export
+# (Tabletop Simulator, print service PNGs, print-shop PDFs), cardgen's bookkeeping, or an output
+# folder joined onto a path (`out / "svg"`).
 OUTPUT_NAME = re.compile(
     r"\.cardgen-"
     r"|(^|[^\w.-])(update-)?(rulebook|rulebook-booklet|sheets|notes|cutlines|calibration|simulate|study)"
     r"-(\{|<|$|a4|letter|booklet|duplex|onesided)"
-    r"|-(proposed\.yml|balance\.html)$|\.journal$")
-OUTPUT_FOLDERS = {"build", "svg", "png", "tts", "print", "balance", "{}.svg", "{}.png", "png-{}"}
+    r"|-(proposed\.yml|balance\.html)$|\.journal$"
+    r"|-faces-\{|-back\.png$|-cmyk\.pdf$|^back-\{\}\.png$|-x\{\}\.png$|of\{\}\.png$"  # the exports' files
+    r"|-\{\}p\.(json|png)$|-rulebook\.pdf$")
+OUTPUT_FOLDERS = {"build", "svg", "png", "tts", "tts-table", "rulebook", "print", "balance", "{}.svg", "{}.png", "png-{}"}
 
 
 def _text(node: ast.AST) -> str | None:
@@ -87,8 +90,11 @@ e = folder / f"{tag}-balance.html"
 f = default / f"png-{preset}"
 g = "(rulebook-booklet-<paper>.pdf)"
 h = svg_dir / f"{key}.svg"
+i = f"{base}-faces-{n}.png"
+j = f"{deck_id}-cmyk.pdf"
+k = f"{number:03d}-{card_id}-x{count}.png"
 '''
-    assert [line for line, _ in output_names_in(spelt)] == [3, 4, 5, 6, 7, 8, 9, 10]
+    assert [line for line, _ in output_names_in(spelt)] == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
     fine = 'CODE_VERSION = "sheets-4"\nT = "rulebook-base.html.j2"\nS = ("booklet-aid", "booklet-back")\n'
     assert output_names_in(fine) == []
 
@@ -121,6 +127,22 @@ def test_the_names_and_places():
     assert build.calibration("a4") == Path("build/calibration-a4.pdf")
     assert build.balance("kings-blade") == Path("build/balance/kings-blade")
     assert build.record == Path("build/.cardgen-files")
+    base = files.tts_base(files.tts_stem("kings-guild", "1", "en", "it"), "rooms", 2)
+    assert [base, files.tts_object(base), files.tts_faces(base, 1), files.tts_back(base)] == \
+        ["kings-guild-1-en-rooms-2", "kings-guild-1-en-rooms-2.json", "kings-guild-1-en-rooms-2-faces-1.png",
+         "kings-guild-1-en-rooms-2-back.png"]
+    assert files.tts_owned("kings-blade-3.1")("kings-blade-3.1-mine.json")
+    assert not files.tts_owned("kings-blade-3.1")("kings-blade-3-mine.json")  # another version's
+    assert files.print_png_cards("per-card", 2, "ember", 3) == ["002-ember-x3.png"]
+    assert files.print_png_cards("per-copy", 12, "spark", 10)[::9] == ["012-spark-01of10.png", "012-spark-10of10.png"]
+    assert files.print_png_owned(files.print_png_back("main")) and not files.print_png_owned("invoice.png")
+    assert files.print_pdf_names("mine") == ("mine.pdf", "mine-cmyk.pdf")
+    assert (files.tts_table("kings-guild-1", 4), files.tts_table_thumbnail("kings-guild-1", 4),
+            files.tts_table_rulebook("kings-guild-1")) == \
+        ("kings-guild-1-4p.json", "kings-guild-1-4p.png", "kings-guild-1-rulebook.pdf")
+    table = files.tts_table_owned("kings-guild-1")
+    assert table("kings-guild-1-rooms-faces-1.png") and not table("kings-guild-1-3p.png")  # another count's table
+    assert files.tts_table_rulebook_dir(nl.tts_table) == nl.root / "tts-table" / "rulebook"
 
 
 # --- 2. one manifest, no lock, however the command ends ------------------------------------------
@@ -297,3 +319,30 @@ def test_the_inputs_record_works_outside_an_open_folder(tmp_path):
     assert json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))["inputs"] == {"rulebook-a4.pdf": "def"}
     assert Manifest(tmp_path).entries == {"rulebook-a4.pdf": "def"}  # the one manifest comes first
     assert files.is_bookkeeping(MANIFEST) and files.is_bookkeeping(OLD_MANIFEST) and not files.is_bookkeeping("x.pdf")
+
+
+def test_the_locks_in_build_are_gone_when_the_command_ends(project_copy, tmp_path):
+    """A single file's record and the catalogs' lock live in build/: the record stays, the locks go."""
+    from cardgen import atomic
+    from cardgen.data.project import load_project
+    from cardgen.outputs import open_data_folder, open_output_file
+
+    project = load_project(project_copy)
+    with open_output_file(project, tmp_path / "notes.md", "diff") as target:
+        assert (project.build_dir / files.FILES_LOCK).is_file()  # held while it writes
+        atomic.write_text(target, "the diff")
+    with open_data_folder(project, project.card_data / "kings-blade" / "locale", project.card_data, "i18n update"):
+        assert (project.build_dir / files.DATA_LOCK).is_file()
+    assert sorted(p.name for p in project.build_dir.iterdir() if files.is_bookkeeping(p.name)) == [files.FILES_RECORD]
+
+
+def test_the_readme_names_the_outputs_as_cardgen_files_does():
+    """The README's list of what `cardgen build --version 3.1` writes is spelt as the module spells it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    out = Files(Path("build")).version("kings-blade", "3.1", "en", "en")
+    assert f"`{out.root.as_posix()}/`" in readme
+    for paper in ("a4", "letter"):
+        for path in (out.sheets(paper, "duplex"), out.rulebook(paper), out.notes(paper)):
+            assert f"`{path.name}`" in readme
+    assert f"`{files.MANIFEST}`" in readme and f"`{files.LOCK}`" in readme and f"`{files.OLD_MANIFEST}`" in readme
+    assert f"`{out.png_dir.name}/*.png`" in readme and f"`{out.svg_dir.name}/*.svg`" in readme

@@ -193,11 +193,11 @@ def test_knightfall_maps_are_tiled_and_coins_are_round(built):
     assert summary == [("cards", "rect", False, 52), ("Decision coin", "circle", False, 4),
                        ("Camp map", "rect", True, 2)]
     onesided = [p.extract_text().splitlines()[-1] for p in PdfReader(out / "sheets-a4-onesided.pdf").pages]
-    tiles = [f for f in onesided if "Camp map " in f and " · tile" in f and f.endswith("print one-sided")]
+    tiles = [f for f in onesided if "'s camp · tile" in f and f.endswith("print one-sided")]
     assert len(tiles) == 8  # 4 pages per map, so each map spans more than one page
     assert sum("tile 1,1 of 2 x 2" in f for f in tiles) == 2
-    # each map's pages say which map they are: the card's name, numbered per copy
-    assert sum("Camp map 1/2 · tile" in f for f in tiles) == 4 and sum("Camp map 2/2 · tile" in f for f in tiles) == 4
+    # each map's pages say which map they are: the card's name, which names its player
+    assert sum("Player 1's camp · tile" in f for f in tiles) == 4 and sum("Player 2's camp · tile" in f for f in tiles) == 4
     duplex = [p.extract_text() for p in PdfReader(out / "sheets-a4-duplex.pdf").pages]
     assert "sheet 14/14, front" in duplex[26] and "sheet 14/14, back" in duplex[27]  # the coins' sheet
 
@@ -308,7 +308,7 @@ def test_knightfall_camp_map_matches_its_positions_and_is_light_on_ink(built):
     from cardgen.render.fonts import FontSet, use_project_fonts
 
     snapshot, result, _ = built["knightfall"]
-    face = result.cards.faces["camp-map"]
+    face = result.cards.faces["camp-map-1"]
     shapes = read_shapes(face.svg, FontSet(ROOT / "fonts"))
     words = " ".join(s.text for s in shapes if s.kind == "text")
     positions = sum(snapshot.rules["troop_positions"].values())
@@ -328,3 +328,41 @@ def test_knightfall_camp_map_matches_its_positions_and_is_light_on_ink(built):
     image = Image.open(io.BytesIO(png)).convert("L")
     inked = sum(1 for v in image.tobytes() if v < 245) / (image.width * image.height)
     assert inked < 0.12, inked  # was a full beige fill: every pixel inked
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_knightfall_camp_maps_keep_text_off_the_tile_seams_and_name_their_player(built, paper):
+    """Issue 22 item 8: tiled 2 x 2, a map is cut and taped where neighbouring tiles overlap; no
+    text (title, labels, rules, the slots' names) may lie across that strip or within 1 mm of it,
+    and the vertical seam falls into a gutter between slots. The seams come from the tiling
+    itself (the grid the sheets use for this paper), the text from the face as printed."""
+    from cardgen.buildtypes import PAPER_SIZES
+    from cardgen.imposition.pack import TILE_BAND_MM
+    from cardgen.imposition.tiling import OVERLAP_MM, tile_grid
+    from cardgen.preflight.geometry import read_shapes
+    from cardgen.render.fonts import FontSet
+
+    snapshot, result, _ = built["knightfall"]
+    bleed = snapshot.game.file.bleed_mm
+    fonts = FontSet(ROOT / "fonts")
+    for player in (1, 2):
+        face = result.cards.faces[f"camp-map-{player}"]
+        grid = tile_grid(face.width_mm, face.height_mm, PAPER_SIZES[paper], OVERLAP_MM, 5.0 + TILE_BAND_MM)
+        assert (grid.cols, grid.rows) == (2, 2)
+        # the strip two tiles share, in the face's trim coordinates, widened by 1 mm for a miscut
+        xs = [(c * (grid.tile_w - OVERLAP_MM) - bleed - 1, c * (grid.tile_w - OVERLAP_MM) + OVERLAP_MM - bleed + 1)
+              for c in range(1, grid.cols)]
+        ys = [(r * (grid.tile_h - OVERLAP_MM) - bleed - 1, r * (grid.tile_h - OVERLAP_MM) + OVERLAP_MM - bleed + 1)
+              for r in range(1, grid.rows)]
+        shapes = read_shapes(face.svg, fonts)
+        texts = [s for s in shapes if s.kind == "text"]
+        assert len(texts) > 12
+        crossing = [(s.text, [round(v, 1) for v in s.box]) for s in texts
+                    if any(s.box[0] < x1 and s.box[2] > x0 for x0, x1 in xs)
+                    or any(s.box[1] < y1 and s.box[3] > y0 for y0, y1 in ys)]
+        assert crossing == [], crossing
+        slots = [s for s in shapes if s.kind == "rect" and s.fill is None and 80 < s.width < 95]
+        assert len(slots) == 8 and not [s.box for s in slots if any(s.box[0] < x0 and s.box[2] > x1 for x0, x1 in xs)]
+        words = " ".join(s.text for s in texts)
+        assert f"Player {player}'s camp" in words and f"Player {3 - player}'s camp" not in words
+        assert "Knightfall" in words and "Front line" in words and "Knight × 1" in words

@@ -99,9 +99,12 @@ def _fit_count(out: str) -> int:
 
 
 def test_dutch_text_runs_longer_than_english(dutch):
-    """The report counts faces whose text shrank: the longer Dutch sentences shrink more of them."""
+    """The report counts faces whose text shrank, per language: the longer Dutch sentences shrink
+    at least as many (the Dutch backs' and long names once shrank too; their boxes now take two
+    lines, so Dutch and English both count the 21 parts' point figures and the forge token)."""
     _, runs = dutch
-    assert _fit_count(runs["nl"][1]) > _fit_count(runs["en"][1])
+    assert _fit_count(runs["nl"][1]) >= _fit_count(runs["en"][1]) > 0
+    assert "text fit (nl):" in runs["nl"][1] and "text fit (en):" in runs["en"][1]
 
 
 def test_i18n_status_of_the_kings_blade_is_complete(cli):
@@ -109,7 +112,7 @@ def test_i18n_status_of_the_kings_blade_is_complete(cli):
     assert result.code == 0, result.out + result.err
     assert "nl: 100% complete" in result.out
     assert "cards: 61/61 translated, 0 untranslated, 0 outdated" in result.out
-    assert "rulebook: 252/252 translated, 0 untranslated, 0 outdated" in result.out
+    assert "rulebook: 249/249 translated, 0 untranslated, 0 outdated" in result.out  # + 6 open questions; the set-up figure says the rest
 
 
 def test_committed_catalog_templates_are_current(project_copy, cli):
@@ -214,7 +217,7 @@ def test_cardgens_own_page_text_catalogs_are_current_and_complete(cli, tmp_path,
     assert {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")} == before
     monkeypatch.setattr(own, "LOCALE_DIR", committed)
     assert "sheets.pot: 19 messages" in result.out and result.out.count("19/19 translated") == 2
-    assert "rulebook.pot: 58 messages" in result.out and result.out.count("58/58 translated") == 2
+    assert "rulebook.pot: 61 messages" in result.out and result.out.count("61/61 translated") == 2
     assert own.page_text("nl")("sheet {n}/{total}, {side}").format(n=2, total=13, side="achterkant") == \
         "vel 2/13, achterkant"
     assert own.page_text("de")("print one-sided") == "print one-sided"  # no catalog: cardgen's English
@@ -266,8 +269,8 @@ PHRASES = [
     ("Draw metal from the mine until your hand is full.", "Trek metaal uit de mijn tot je hand vol is."),
     ("Discarded metal goes face down under the mine", "Afgelegd metaal gaat gedekt onder de mijn"),
     ("The player with the most sword points wins.", "De speler met de meeste zwaardpunten wint."),
-    ("a blade card, face up", "een klingkaart, open"),
-    ("your hand (storage): 3 metals", "je hand (voorraad): 3 metalen"),
+    ("Player 1", "Speler 1"),  # the set-up figure's words: cardgen's own catalog
+    ("The set-up for 2 players.", "De opzet voor 2 spelers."),
     ("Blade cards (6)", "Klingkaarten (6)"),
     ("Sword points: 3; Metals needed: 4", "Zwaardpunten: 3; Benodigde metalen: 4"),
     ("[Orcish Steel] +1 sword point", "[Orkenstaal] +1 zwaardpunt"),
@@ -283,6 +286,40 @@ def test_dutch_rulebook_is_built_for_both_papers(dutch):
         assert re.search(rf"^Pages:\s+{pages}$", info, re.M), info
         text = " ".join(_pdf_text(folder / f"rulebook-{paper}.pdf").split())
         assert "Voorbereiding" in text and "Spelverloop" in text and "Set-up" not in text
+
+
+def _pdf_words(path: Path) -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
+    """Every page's size and words with their boxes (x0, y0, x1, y1 in points, y down), as pdftotext reads them."""
+    html = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    word = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+    pages = []
+    for page in html.split("<page ")[1:]:
+        size = re.match(r'width="([\d.]+)" height="([\d.]+)"', page)
+        assert size
+        pages.append((float(size.group(1)), float(size.group(2)),
+                      [(*map(float, m.groups()[:4]), m.group(5)) for m in word.finditer(page)]))
+    return pages
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_dutch_sheets_print_their_instructions_across_the_page(dutch, paper):
+    """Issue 22 item 5: the Dutch footer ("vel 1/10, voorkant · A4 · dubbelzijdig afdrukken...") and
+    the print-at-100 % notice are longer than the English; they once ran up the left margin of
+    every front. Every word of every sheet reads across the page, and each page's footer stands
+    in the band below or above the cards."""
+    root, _ = dutch
+    pages = _pdf_words(root / "build" / "kings-blade" / "3.1" / "nl" / f"sheets-{paper}-duplex.pdf")
+    assert len(pages) >= 20
+    for n, (_, height, words) in enumerate(pages, 1):
+        upright = [w[4] for w in words if len(w[4]) > 3 and (w[3] - w[1]) > 1.5 * (w[2] - w[0])]
+        assert upright == [], (n, upright)
+        side = "voorkant" if n % 2 else "achterkant"
+        footer = [w for w in words if w[4] == "vel"]
+        assert len(footer) == 1 and side in [w[4] for w in words], n
+        # across the page, in the band within 15 mm (42 pt) of its foot or head
+        assert footer[0][1] > height - 42 or footer[0][3] < 42, (n, footer)
+    first = " ".join(w[4] for w in pages[0][2])
+    assert "Afdrukken op 100 %" in first and "50 mm" in first
 
 
 def test_dutch_rulebook_section_titles_and_contents(dutch):
@@ -389,6 +426,25 @@ def test_dutch_designers_notes_speak_dutch(dutch):
               for path in (folder / "nl" / "notes-a4.pdf", folder / "notes-a4.pdf")]
     assert "Title:           Het Zwaard van de Koning: notities van de ontwerper, Versie 3.1" in titles[0]
     assert "Title:           The King's Blade: designer's notes, Version 3.1" in titles[1]
+
+
+def test_dutch_designers_notes_ask_the_open_questions_in_dutch(dutch):
+    """Issue 22: the questions the design leaves open (each rule's `open_question`, game.yml) are
+    printed in the designer's notes; the Dutch notes once asked them in English."""
+    root, _ = dutch
+    project = load_project(root)
+    game = load_game(project, "kings-blade")
+    questions = {key: spec.open_question for key, spec in game.rule_specs.items() if spec.open_question}
+    assert len(questions) >= 6
+    folder = root / "build" / "kings-blade" / "3.1"
+    nl = " ".join(_pdf_text(folder / "nl" / "notes-a4.pdf").split())
+    en = " ".join(_pdf_text(folder / "notes-a4.pdf").split())
+    catalog = read_po((root / "card_data" / "kings-blade" / "locale" / "nl" / "rulebook.po").open("rb"))
+    for key, question in questions.items():
+        assert question in en, key
+        assert question not in nl, key
+        dutch_question = catalog[question].string
+        assert dutch_question and dutch_question in nl, (key, dutch_question)
 
 
 def test_language_names_are_babels_in_the_language_printed():

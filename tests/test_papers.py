@@ -13,9 +13,9 @@ import pytest
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions, Timing
 from cardgen.cache import Manifest
+from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
-from cardgen.render.cards import CardRenderer
 from cardgen.rulebook import booklet, notes, papers, stage
 from cardgen.rulebook.document import Pdf
 from cardgen.rulebook.papers import PaperDocument, PendingPdfs, start_papers, templates_digest
@@ -93,7 +93,7 @@ def _written(pending: dict[str, PendingPdfs], manifest: Manifest) -> None:
 def test_each_document_is_stale_until_written_then_again_when_a_stylesheet_changes(project_copy, tmp_path):
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
-    rendered = CardRenderer(project, snapshot).render_all()
+    rendered = draw_cards(project, snapshot, checks=False).faces()
     out, manifest = tmp_path / "out", Manifest(tmp_path / "out")
     out.mkdir()
     pending = _start_all(project, snapshot, rendered, out, manifest)
@@ -128,7 +128,7 @@ def test_a_game_without_a_rulebook_has_no_documents(project_copy, tmp_path):
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
     snapshot.game.file.rulebook = None
-    pending = _start_all(project, snapshot, CardRenderer(project, snapshot).render_all(), tmp_path, Manifest(tmp_path))
+    pending = _start_all(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), tmp_path, Manifest(tmp_path))
     assert {kind: (p.layouts, p.fresh, p.finish({})) for kind, p in pending.items()} == {
         kind: ({}, {}, []) for kind in pending}
 

@@ -1,5 +1,6 @@
 """The print preflight, read from the rendered cards' geometry: on the real games (clean) and on a
-deliberately broken copy (every kind of fault found, by card id, through the findings channel)."""
+deliberately broken copy of tests/projects/mini (every kind of fault found, by card id, through the
+findings channel)."""
 
 from __future__ import annotations
 
@@ -188,78 +189,88 @@ def test_v3_art_shows_in_print_and_lies_beside_the_text_panel(rendered, fonts):
     assert v3 >= 40, (v2, v3)  # of 255 grey levels, on the lightest type colour (hilt gold)
 
 
-# --- a deliberately broken copy -----------------------------------------------------------------
+# --- a deliberately broken copy of tests/projects/mini ---------------------------------------------
 
 def _break(project_root: Path) -> None:
-    part = project_root / "templates" / "kings-blade" / "part.svg.j2"
-    text = part.read_text(encoding="utf-8")
-    # the old layout: title box reaching into the points medallion, a panel 2.5 mm from the trim,
-    # white titles whatever the type colour
-    text = text.replace("{{ textbox(card.name, 19, 6.5, w - 23.5, 7,", "{{ textbox(card.name, 16.5, 6.5, w - 20, 7,")
-    text = text.replace('<circle cx="10.6" cy="10.6" r="6.6"', '<circle cx="9.5" cy="9.5" r="7.2"')
-    text = text.replace('<rect x="3.5" y="{{ panel_y }}" width="{{ w - 7 }}"', '<rect x="2.5" y="{{ panel_y }}" width="{{ w - 5 }}"')
-    text = text.replace("{% set on_c = ink_on(c, dark=ink) %}", '{% set on_c = "#ffffff" %}')
-    part.write_text(text, encoding="utf-8")
-    back = project_root / "templates" / "kings-blade" / "back.svg.j2"
+    card = project_root / "templates" / "mini" / "card.svg.j2"
+    text = card.read_text(encoding="utf-8")
+    # a panel 2.5 mm from the trim; the type label white on the paper; the title left-aligned at
+    # x = 20 with a dark disc ending 0.2 mm before it (a near miss on every card), and on Spark a
+    # second disc right on the title
+    for old, new in [
+        ('<rect x="3" y="3" width="{{ w - 6 }}" height="{{ h - 6 }}" rx="3" fill="{{ paper }}"/>',
+         '<rect x="2.5" y="3" width="{{ w - 5 }}" height="{{ h - 6 }}" rx="3" fill="{{ paper }}"/>'),
+        ('{{ textbox(ctype.label | upper, 8, h - 12, w - 16, 6, size=3.2, min_size=2.4, font="title", bold=True, '
+         'align="center", valign="middle", fill=c) }}',
+         '{{ textbox(ctype.label | upper, 8, h - 12, w - 16, 6, size=3.2, min_size=2.4, font="title", bold=True, '
+         'align="center", valign="middle", fill="#ffffff") }}'),
+        ('{{ textbox(card.name, 20, 4, w - 25, 11, size=5, min_size=3, font="title", bold=True, align="center", ',
+         '<circle cx="17.8" cy="9.5" r="2" fill="#000000"/>\n'
+         '{% if card.id == "spark" %}<circle cx="24" cy="9.5" r="2" fill="#000000"/>{% endif %}\n'
+         '{{ textbox(card.name, 20, 4, w - 25, 11, size=5, min_size=3, font="title", bold=True, align="left", '),
+    ]:
+        assert old in text, old
+        text = text.replace(old, new)
+    card.write_text(text, encoding="utf-8")
+    back = project_root / "templates" / "mini" / "back.svg.j2"
     back.write_text(back.read_text(encoding="utf-8") + '<rect x="3" y="3" width="{{ w - 6 }}" height="{{ h - 6 }}" '
                     'fill="none" stroke="#ffffff" stroke-width="0.8"/>\n', encoding="utf-8")
 
 
-def test_the_preflight_finds_every_fault_of_a_broken_copy(project_copy, fonts):
-    _break(project_copy)
-    project = load_project(project_copy)
-    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+def test_the_preflight_finds_every_fault_of_a_broken_copy(mini, fonts):
+    _break(mini)
+    project = load_project(mini)
+    snapshot = resolve(project, load_game(project, "mini"), "2")
     findings = preflight(snapshot, draw_cards(project, snapshot, checks=False).faces(), fonts)
     by = {(f.card, f.code) for f in findings}
-    assert ("crossguard-hilt", "preflight-overlap") in by  # its long title runs into the medallion
-    overlap = next(f for f in findings if f.card == "crossguard-hilt" and f.code == "preflight-overlap")
-    assert "'Crossguard Hilt' overlaps a circle" in overlap.message
-    for cramped in ("shortsword-hilt", "guardsman-hilt"):  # they clear it by about half a millimetre
+    assert ("spark", "preflight-overlap") in by  # a disc on its title
+    overlap = [f.message for f in findings if f.card == "spark" and f.code == "preflight-overlap"]
+    assert any("'Spark' overlaps a circle" in m for m in overlap), overlap
+    for cramped in ("ember", "flare"):  # the disc ends 0.2 mm before the title box, under 1 mm from the ink
         message = next(f.message for f in findings if f.card == cramped and f.code == "preflight-overlap")
         gap = float(re.search(r"is ([\d.]+) mm from a circle", message).group(1))
         assert 0 < gap < 1, message
-    assert ("arming-sword", "preflight-safe-zone") in by  # the panel's edge 2.5 mm from the trim
+    assert ("ember", "preflight-safe-zone") in by  # the panel's edge 2.5 mm from the trim
     assert "2.5 mm from the left" in next(f.message for f in findings
-                                          if f.card == "arming-sword" and f.code == "preflight-safe-zone")
+                                          if f.card == "ember" and f.code == "preflight-safe-zone")
     contrast = {f.card for f in findings if f.code == "preflight-contrast"}
-    assert {"crossguard-hilt", "royal-hilt", "katana-hilt"} <= contrast  # white on hilt gold
-    assert not contrast & {"arming-sword", "rapier"}  # white on blade red is fine (6.6:1)
+    assert {"spark", "ember", "flare"} <= contrast  # white on the paper
+    assert "coin" not in contrast  # its own template, light on dark: fine
     frames = {f.card for f in findings if f.code == "preflight-back-frame"}
-    assert frames == {"back-blades", "back-market", "back-mine"}
+    assert frames == {"back-main", "back-coins"}
     assert all(f.severity == "warning" and f.loc is not None for f in findings)
     # one line each, naming file:line:column and the card
-    assert all(re.match(r"^\S*versions/kings-blade/[\d.]+\.yml:\d+:\d+: warning: .+ \[card [a-z-]+\] \(preflight-[a-z-]+\)$",
+    assert all(re.match(r"^\S*versions/mini/[\d.]+\.yml:\d+:\d+: warning: .+ \[card [a-z-]+\] \(preflight-[a-z-]+\)$",
                         str(f)) for f in findings if not f.card.startswith("back-"))
 
 
-def test_build_warns_and_validate_lists_the_findings(project_copy, cli, tmp_path):
-    _break(project_copy)
-    project = load_project(project_copy)
-    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+def test_build_warns_and_validate_lists_the_findings(mini, mini_shared, cli, tmp_path):
+    _break(mini)
+    project = load_project(mini)
+    snapshot = resolve(project, load_game(project, "mini"), "2")
     result = build(project, snapshot, BuildOptions(papers=("a4",), png=False, rulebook=False, sheets=False,
                                                      out_dir=tmp_path / "out", workers=1))
     codes = [f.code for f in result.findings if f.code.startswith("preflight-")]
     assert codes and len(codes) == sum("(preflight-" in w for w in result.warnings)
-    plain = cli("validate", "--version", "3.1", cwd=project_copy)
-    assert plain.code == 0 and "crossguard-hilt" in plain.out and "(preflight-overlap)" in plain.out
-    strict = cli("validate", "--version", "3.1", "--strict", cwd=project_copy)
+    plain = cli("validate", "--version", "2", cwd=mini)
+    assert plain.code == 0 and "[card spark]" in plain.out and "(preflight-overlap)" in plain.out
+    strict = cli("validate", "--version", "2", "--strict", cwd=mini)
     assert strict.code == 1
-    clean = cli("validate", "--version", "3.1", "--strict")
+    clean = cli("validate", "--version", "2", "--strict", cwd=mini_shared)  # the project unbroken
     assert clean.code == 0, clean.out
 
 
-def test_validate_reports_text_that_does_not_fit(project_copy, cli):
+def test_validate_reports_text_that_does_not_fit(mini, cli):
     """What build warns about in the cards, validate lists too (and --strict fails on it)."""
-    path = project_copy / "versions" / "kings-blade" / "3.1.yml"
-    # the new card takes the Gem Inlay's place, so the market keeps the 20 cards the data claims
-    path.write_text(path.read_text(encoding="utf-8") + "\nremove: [gem-inlay]\ncards:\n  - {id: long-name, type: upgrade, "
-                    "name: \"The Exceedingly Long And Ornately Named Philosopher's Crucible Of Ages\", points: 1, "
-                    "needs: 2, count: 1, art: kings-blade/art-gem, effects: [{when: orcish, do: points, amount: 1}]}\n",
-                    encoding="utf-8")
-    result = cli("validate", "--version", "3.1", "--strict", cwd=project_copy)
+    path = mini / "versions" / "mini" / "2.yml"
+    text = path.read_text(encoding="utf-8")
+    assert "name: Flare," in text
+    path.write_text(text.replace("name: Flare,", "name: \"The Exceedingly Long And Ornately Named Philosopher's "
+                                 "Crucible Of Ages\","), encoding="utf-8")
+    result = cli("validate", "--version", "2", "--strict", cwd=mini)
     assert result.code == 1
     lines = [line for line in result.out.splitlines() if "(text-overflow)" in line]
-    assert len(lines) == 1 and "card 'long-name': text does not fit its box" in lines[0]
+    assert len(lines) == 1 and "card 'flare': text does not fit its box" in lines[0]
 
 
 def test_geometry_follows_transforms_and_measures_text_ink(fonts):

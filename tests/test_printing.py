@@ -323,20 +323,19 @@ def test_build_summary_counts_sheets_of_paper(cli, project_copy):
     assert "sheets used 50% to 80%" in result.out
 
 
-def test_duplex_offset_shifts_every_back_exactly(sheets, cli, project_copy, tmp_path):
+def test_duplex_offset_shifts_every_back_exactly(mini_build, cli, mini, tmp_path):
     """--duplex-offset and printer.duplex_offset_mm move every back piece, and nothing else."""
-    plain = sheets[("kings-blade", "sheets-a4-duplex.pdf")]
-    result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4",
-                 "--duplex-offset", "0.7,-1.3", "--out", str(tmp_path / "cli"), cwd=project_copy)
+    plain = mini_build[0] / "sheets-a4-duplex.pdf"  # mini version 2: 9 cards and 2 coins, 2 sheets
+    result = cli("build", "--no-png", "--no-rulebook", "--paper", "a4",
+                 "--duplex-offset", "0.7,-1.3", "--out", str(tmp_path / "cli"), cwd=mini)
     assert result.code == 0, result.err
-    config = project_copy / "cardgen.yml"
+    config = mini / "cardgen.yml"
     config.write_text(config.read_text() + "printer:\n  duplex_offset_mm: [0.7, -1.3]\n")
-    result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4",
-                 "--out", str(tmp_path / "yml"), cwd=project_copy)
+    result = cli("build", "--no-png", "--no-rulebook", "--paper", "a4", "--out", str(tmp_path / "yml"), cwd=mini)
     assert result.code == 0, result.err
     for shifted_path in (tmp_path / "cli" / plain.name, tmp_path / "yml" / plain.name):
         with pikepdf.open(plain) as a, pikepdf.open(shifted_path) as b:
-            assert len(a.pages) == len(b.pages) == 20
+            assert len(a.pages) == len(b.pages) == 4
             for index, (pa, pb) in enumerate(zip(a.pages, b.pages)):
                 (paths_a, pieces_a), (paths_b, pieces_b) = read_page(pa), read_page(pb)
                 assert len(pieces_a) == len(pieces_b) > 0
@@ -345,7 +344,7 @@ def test_duplex_offset_shifts_every_back_exactly(sheets, cli, project_copy, tmp_
                     assert [v - u for u, v in zip(ta, tb)] == pytest.approx([dx, dy, dx, dy], abs=1e-3)
                     assert [v - u for u, v in zip(ca, cb)] == pytest.approx([dx, dy, dx, dy], abs=1e-3)
                 assert paths_a == paths_b  # marks and bars stay put
-    bad = cli("build", "--version", "3.1", "--duplex-offset", "1;2", cwd=project_copy)
+    bad = cli("build", "--duplex-offset", "1;2", cwd=mini)
     assert bad.code == 2 and "X,Y" in bad.err and "Traceback" not in bad.err
 
 
@@ -507,10 +506,10 @@ def _filled_rects(page: pikepdf.Page) -> list[tuple[float, float, float, float]]
 
 
 @pytest.fixture(scope="module")
-def cutter_builds(tmp_path_factory):
-    """The King's Blade 3.1 for each cutting machine, both papers."""
-    project = load_project(ROOT)
-    snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
+def cutter_builds(mini_shared, tmp_path_factory):
+    """tests/projects/mini version 2 (9 poker cards, 2 round coins) for each cutting machine, both papers."""
+    project = load_project(mini_shared)
+    snapshot = resolve(project, load_game(project, "mini"), "2")
     outs = {}
     for cutter in ("silhouette", "cricut"):
         out = tmp_path_factory.mktemp(cutter)
@@ -541,11 +540,11 @@ def test_cut_file_lies_on_every_card_of_every_cutter_sheet(cutter_builds, cutter
             for trim, clip, _ in pieces:
                 if round(trim[2] - trim[0]) != 63:
                     assert any(o[0] <= trim[0] and trim[2] <= o[2] and o[1] <= trim[1] and trim[3] <= o[3]
-                               for o in outlines)  # a forge token, in a cell the machine cuts out
+                               for o in outlines)  # a coin, in a cell the machine cuts out
                     continue
                 cards += 1
                 assert any(all(abs(a - b) < 0.1 for a, b in zip(trim, o[:4])) for o in outlines), (index, trim)
-    assert cards == 86
+    assert cards == 9
 
 
 @pytest.mark.parametrize("cutter", ["silhouette", "cricut"])
@@ -587,14 +586,13 @@ def test_registration_marks_lie_where_the_machine_looks_and_five_mm_in(cutter_bu
                     assert y0 + 1 + 3 - TOL <= clip[1] and clip[3] <= y1 - 4 + TOL
 
 
-def test_a_build_without_cutter_removes_the_cutter_files_it_wrote(cli, project_copy):
-    out = project_copy / "build/kings-blade/3.1"
-    assert cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4", "--cutter", "cricut",
-               cwd=project_copy).code == 0
+def test_a_build_without_cutter_removes_the_cutter_files_it_wrote(cli, mini):
+    out = mini / "build/mini/2"
+    assert cli("build", "--no-png", "--no-rulebook", "--paper", "a4", "--cutter", "cricut", cwd=mini).code == 0
     assert sorted(p.name for p in out.glob("*-cricut.*")) == ["cutlines-a4-cricut.svg", "sheets-a4-duplex-cricut.pdf"]
     mine = out / "cutlines-a4-silhouette.svg"
     mine.write_text("<svg/>")  # the user's own file with a cardgen name
-    assert cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4", cwd=project_copy).code == 0
+    assert cli("build", "--no-png", "--no-rulebook", "--paper", "a4", cwd=mini).code == 0
     assert list(out.glob("*-cricut.*")) == [] and mine.read_text() == "<svg/>"
 
 
@@ -619,17 +617,16 @@ def _drawn_forms(page: pikepdf.Page) -> list[tuple[str, list[float]]]:
 @pytest.mark.parametrize("service, bleed, backs", [("generic", 3.0, "front-back"), ("printninja", 3.175, "front-back"),
                                                    ("drivethrucards", 3.175, "back-front"),
                                                    ("mpc", 3.048, "fronts-then-back")])
-def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, service, bleed, backs, tmp_path):
-    result = cli("export", "print", "--version", "3.1", "--service", service, "--out", str(tmp_path))
+def test_print_shop_pdf_has_trim_and_bleed_boxes_on_every_page(cli, mini_shared, service, bleed, backs, tmp_path):
+    result = cli("export", "print", "--version", "2", "--service", service, "--out", str(tmp_path), cwd=mini_shared)
     assert result.code == 0, result.err
     # one PDF per deck, and cardgen's bookkeeping: the one manifest of what it wrote (no lock left)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".cardgen-outputs", "blades.pdf",
-                                                         "market.pdf", "mine.pdf", "tokens.pdf"]
-    counts = {"blades": 6, "market": 20, "mine": 60, "tokens": 4}
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cardgen-outputs", "coins.pdf", "main.pdf"]
+    counts = {"main": 9, "coins": 2}
     for deck, cards in counts.items():
         with pikepdf.open(tmp_path / f"{deck}.pdf") as pdf:
-            trim = (30.0, 30.0) if deck == "tokens" else (63.0, 88.0)
-            assert str(pdf.docinfo["/Title"]).startswith("The King's Blade 3.1 - ")
+            trim = (30.0, 30.0) if deck == "coins" else (63.0, 88.0)
+            assert str(pdf.docinfo["/Title"]).startswith("Mini 2 - ")
             assert len(pdf.pages) == (cards + 1 if backs == "fronts-then-back" else 2 * cards)
             firsts = []
             for page in pdf.pages:

@@ -208,6 +208,40 @@ def test_the_booklet_has_no_blank_side_and_ends_with_its_back_cover(shelf, book,
     assert name.lower() in " ".join(back.split()).lower()
 
 
+def booklet_page_text(booklet: Path, page: int, pages: int) -> str:
+    """The text of booklet page `page` (from 1) of a `pages`-page booklet, from its half of its side."""
+    from cardgen.rulebook.booklet import saddle_stitch
+
+    side, half = next((n, half) for n, s in enumerate(saddle_stitch(pages), start=1)
+                      for half, number in enumerate((s.left, s.right)) if number == page)
+    size = subprocess.run(["pdfinfo", str(booklet)], capture_output=True, text=True, check=True).stdout
+    width, height = (float(v) for v in size.split("Page size:")[1].split()[0:3:2])
+    return subprocess.run(["pdftotext", "-f", str(side), "-l", str(side), "-x", str(int(half * width / 2)), "-y", "0",
+                           "-W", str(int(width / 2)), "-H", str(int(height) + 1), str(booklet), "-"],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("lang, aid", [(None, ("Turn order", "End of the game")),
+                                       ("nl", ("Spelverloop", "Einde van het spel"))])
+@pytest.mark.parametrize("paper", PAPERS)
+def test_the_kings_blade_booklet_has_its_player_aid_and_back_cover_on_both_papers_in_both_languages(
+        shelf, paper, lang, aid):
+    """Issue 22 item 2: the booklet's padding holds the player aid and the back cover. The Letter
+    booklet (half-Letter pages are narrower than A5) once spilt the components' last line onto a
+    page of its own and had room for the back cover only, and the Dutch ones for neither aid."""
+    book = ("kings-blade", "3.1", lang)
+    pdfs, _ = shelf.get(book)
+    booklet = pdfs[f"rulebook-booklet-{paper}.pdf"]
+    pages = 4 * len(sheet_halves_inked(booklet)) // 2
+    back = " ".join(booklet_page_text(booklet, pages, pages).split())
+    assert shelf.name(book).lower() in back.lower()  # the back cover ends the booklet
+    before = [" ".join(booklet_page_text(booklet, pages - 1, pages).split())]
+    if aid[0] not in before[0][:40]:  # the aid may be printed twice (a copy for each side of the table)
+        before.append(" ".join(booklet_page_text(booklet, pages - 2, pages).split()))
+    for text in before:
+        assert text.startswith(aid[0]) and aid[1] in text, text[:200]
+
+
 def main(args: list[str]) -> None:
     """Print each rulebook's page fills: the figures issue 22 asks for."""
     wanted = [tuple((arg.split(":") + [None, None])[:3]) for arg in args] or BOOKS

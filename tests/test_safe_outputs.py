@@ -27,9 +27,10 @@ GAME = ("--game", "dragon-race")  # `cardgen new`'s small game: 9 cards, one dec
 
 
 @pytest.fixture
-def small(cli, project_copy) -> Path:
-    assert cli("new", "dragon-race", cwd=project_copy).code == 0
-    return project_copy
+def small(cli, mini) -> Path:
+    """The fixture project tests/projects/mini with `cardgen new`'s game added to it."""
+    assert cli("new", "dragon-race", cwd=mini).code == 0
+    return mini
 
 
 def files_in(folder: Path) -> dict[str, bytes]:
@@ -132,8 +133,9 @@ def test_export_print_deletes_only_deck_files_it_wrote(cli, small):
     assert sorted(json.loads((folder / MANIFEST).read_text())["files"]) == ["main.pdf", "reworked.pdf"]
 
 
-def test_table_export_keeps_an_edited_table_and_says_what_force_replaced(cli, project_copy):
-    args = ("table", "export", "--version", "3.1", "--to", "cards.csv")
+def test_table_export_keeps_an_edited_table_and_says_what_force_replaced(cli, mini):
+    project_copy = mini
+    args = ("table", "export", "--version", "2", "--to", "cards.csv")
     assert cli(*args, cwd=project_copy).code == 0
     table = project_copy / "cards.csv"
     made = table.read_bytes()

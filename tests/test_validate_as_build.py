@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import MINI, ROOT, copy_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -458,24 +458,24 @@ def test_data_model_any_structure(data):
         assert all(line.startswith("error: ") for line in exc.report_lines())
 
 
+# a version 2 of the fixture project tests/projects/mini, over its version 1
 _version_files = st.fixed_dictionaries({}, optional={
-    "override": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["greatsword", "rapier", "nope"])},
-                                               optional={"count": _scalars, "points": _scalars,
+    "override": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["ember", "spark", "nope"])},
+                                               optional={"count": _scalars, "value": _scalars,
                                                          "effects": st.lists(_data, max_size=2)}), max_size=3),
-    "remove": st.lists(st.sampled_from(["greatsword", "rapier", "nope", ""]), max_size=3),
-    "rules": st.dictionaries(st.sampled_from(["hand_limit", "mine_action", "x"]), _scalars, max_size=2),
-    "cards": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["new-one", "Bad Id", "greatsword"]),
-                                             "type": st.sampled_from(["hilt", "blade", "nope"]),
-                                             "name": _scalars}, optional={"count": _scalars, "needs": _scalars}),
+    "remove": st.lists(st.sampled_from(["ember", "spark", "nope", ""]), max_size=3),
+    "rules": st.dictionaries(st.sampled_from(["hand_size", "end", "x"]), _scalars, max_size=2),
+    "cards": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["new-one", "Bad Id", "ember"]),
+                                             "type": st.sampled_from(["number", "coin", "nope"]),
+                                             "name": _scalars}, optional={"count": _scalars, "value": _scalars}),
                       max_size=2),
 })
 
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    from cardgen.data.project import load_project
-
-    return load_project(ROOT).copy_sources(tmp_path_factory.mktemp("hyp") / "project").root
+    """A copy of tests/projects/mini whose version 2 the examples rewrite."""
+    return copy_project(MINI, tmp_path_factory.mktemp("hyp") / "mini")
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -485,12 +485,12 @@ def test_validate_any_version_file_exits_0_1_or_2(cli, scratch, version):
     """The real CLI on a version file built from hostile pieces: exit 0, 1 or 2, one line per problem."""
     import yaml
 
-    (scratch / V3).write_text(yaml.safe_dump({"extends": "2", **version}, allow_unicode=True))
-    result = cli("validate", "-v", "3", "--format", "json", cwd=scratch)
+    (scratch / "versions/mini/2.yml").write_text(yaml.safe_dump({"extends": "1", **version}, allow_unicode=True))
+    result = cli("validate", "-v", "2", "--format", "json", cwd=scratch)
     assert result.code in (0, 1, 2), result.err
     assert "Traceback" not in result.err and "internal error" not in result.err, result.err
     if result.code == 2:
-        assert result.err.startswith("error: ") and "3.yml" in result.err
+        assert result.err.startswith("error: ") and "2.yml" in result.err
     else:  # exit 1 exactly when there are errors
         assert (json.loads(result.out)["errors"] > 0) == (result.code == 1)
 

@@ -42,7 +42,7 @@ class LocalPlayer:
     name = "local"
 
     def __init__(self, jobs: int, workers: Workers | None = None):
-        self.workers = workers if workers is not None else simulation_workers(jobs)
+        self.workers = (workers if workers is not None else simulation_workers(jobs)).start()
         self.jobs = self.workers.count
         self.where = f"with {counted(self.jobs, 'local worker')}"
 

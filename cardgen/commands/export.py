@@ -12,7 +12,7 @@ from ..data.project import check_out_dir
 from ..errors import display_path
 from ..export.printpng import PRESETS
 from ..export.services import for_export
-from ..files import of_snapshot, rulebook_name
+from ..files import of_snapshot, rulebook_name, tts_table_rulebook_dir
 from ..outputs import open_output
 from ..words import counted
 from .common import force_option, game_option, lang_option, snapshot_from, version_option
@@ -31,13 +31,14 @@ def command():
 
 
 def _drawn(ctx, game, version, lang=None):
-    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
-    the faces it rendered."""
+    """The version and its faces from the card stage (`_draw`)."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
     return project, snapshot, _draw(project, snapshot)
 
 
 def _draw(project, snapshot):
+    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
+    the faces it rendered."""
     cards = draw_cards(project, snapshot)
     rendered = cards.faces()  # ValidationFailed when a finding is an error
     for finding in cards.findings:  # each says its own severity: `file:line:col: warning: ...`
@@ -112,6 +113,7 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     from ..export.install import folder_name
     from ..export.ttstable import export_table, install_table, saves_dir
     from ..pipeline import build
+    from ..render.workers import drawing_workers
 
     project, snapshot = snapshot_from(ctx, game, version, lang)
     counts = list(allowed_players(snapshot)) if players is None else [players]
@@ -122,14 +124,16 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
-        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False, out_dir=out / "rulebook",
-                               workers=jobs, force=force)
-        result = build(project, snapshot, options, progress_for(quiet))
-        rulebook = next((o.path for o in result.outputs if o.path.name == rulebook_name("a4")), None)
+        options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False,
+                               out_dir=tts_table_rulebook_dir(out), workers=jobs, force=force)
+        build(project, snapshot, options, progress_for(quiet))
+        rulebook = tts_table_rulebook_dir(out) / rulebook_name("a4")
+        if not rulebook.is_file():  # a language without the rulebook's words: the build said so
+            rulebook = None
     written = []
-    with open_output(project, out, "export tts --table", force=force):
-        for n in counts:
-            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=jobs,
+    with open_output(project, out, "export tts --table", force=force), drawing_workers(project, jobs) as pool:
+        for n in counts:  # every player count's images in the same worker processes
+            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=pool,
                                         progress=progress_for(quiet)))
     target = None
     if install:

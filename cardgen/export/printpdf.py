@@ -22,7 +22,6 @@ wrote are ever removed.
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from ..cache import place
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..errors import BuildError
+from ..files import PRINT_PDF_OWNED, print_pdf_names
 from ..imposition.geometry import Rect
 from ..imposition.pdfwrite import Draw, PagePlan, SourceLibrary, register_font, write_sheet_pdf
 from ..outputs import keeps, remove_stale
@@ -39,8 +39,6 @@ from ..render.rasterise import Rasteriser
 from . import pdfx
 from .separation import CONDITION_ID, Separation, ghostscript, output_profile
 from .services import Service, for_export
-
-OWNED = re.compile(r"[a-z0-9][a-z0-9-]*(-cmyk)?\.pdf")  # the deck files an export writes (and may remove)
 
 SERVICES: dict[str, Service] = for_export("pdf")
 
@@ -75,7 +73,7 @@ def export_print(project: Project, snapshot: Snapshot, rendered: RenderedSet, se
             cards = [c for c in snapshot.cards_in_deck(deck_id) if c.count > 0]
             if not cards:
                 continue
-            rgb_name, cmyk_name = f"{deck_id}.pdf", f"{deck_id}-cmyk.pdf"
+            rgb_name, cmyk_name = print_pdf_names(deck_id)
             names = [rgb_name] + ([cmyk_name] if cmyk else [])
             kept = [keeps(out_dir / name) for name in names]  # refuses a file of the user's before any work
             made.update(dict.fromkeys(names))  # a deck's files are never stale, even when kept
@@ -110,7 +108,7 @@ def export_print(project: Project, snapshot: Snapshot, rendered: RenderedSet, se
         for name, path in made.items():  # every deck made: now publish (a user's edit stays)
             if path is not None:
                 place(path, out_dir / name, link=False)
-    remove_stale(out_dir, set(made), OWNED.fullmatch)
+    remove_stale(out_dir, set(made), PRINT_PDF_OWNED.fullmatch)
     return results
 
 

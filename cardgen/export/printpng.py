@@ -19,7 +19,6 @@ MakePlayingCards fills one card slot per uploaded image, so one file per printed
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,12 +28,12 @@ from .. import cache as cache_mod
 from ..buildtypes import Face, Progress, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
+from ..files import print_png_back, print_png_cards, print_png_owned
 from ..units import mm_to_px
 from .images import Shot, bleed_frame, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 from .services import Service, for_export
 
 SIZE_TOLERANCE_MM = 1.0  # 63 x 88 mm matches a 2.5 x 3.5 in product
-OWNED = re.compile(r"(\d{3}-.+|back-.+)\.png")  # the files an export writes in a deck folder
 
 # `--preset NAME`: the table's services that take PNG images, and `plain` (the generic row:
 # 300 DPI with the game's own bleed), under the name this command has always used for it
@@ -87,7 +86,7 @@ def export_png(project: Project, snapshot: Snapshot, rendered: RenderedSet, pres
             images.append(_Image(folder / files[0], rendered.faces[card.id], _trim(snapshot, card.type)))
             copies += [(folder / files[0], folder / extra) for extra in files[1:]]
             names[deck_id] += files
-        back = f"back-{deck_id}.png"
+        back = print_png_back(deck_id)
         names[deck_id].append(back)
         images.append(_Image(folder / back, rendered.backs.get(deck_id), _trim(snapshot, cards[0].type)))
     _render(project, preset, game.file.bleed_mm, images, workers, progress)
@@ -95,7 +94,7 @@ def export_png(project: Project, snapshot: Snapshot, rendered: RenderedSet, pres
         cache_mod.place(source, target)
     results = []
     for deck_id, files in names.items():
-        remove_stale(out_dir / deck_id, set(files), lambda name: OWNED.fullmatch(name) is not None)
+        remove_stale(out_dir / deck_id, set(files), print_png_owned)
         with Image.open(out_dir / deck_id / files[-1]) as back:
             results.append(Exported(deck_id, [out_dir / deck_id / f for f in files], back.size))
     return results
@@ -107,10 +106,7 @@ def _trim(snapshot: Snapshot, type_id: str) -> tuple[float, float]:
 
 
 def _file_names(preset: Service, number: int, card_id: str, count: int) -> list[str]:
-    if preset.png_naming == "per-card":
-        return [f"{number:03d}-{card_id}-x{count}.png"]
-    width = len(str(count))
-    return [f"{number:03d}-{card_id}-{k:0{width}d}of{count}.png" for k in range(1, count + 1)]
+    return print_png_cards(preset.png_naming, number, card_id, count)
 
 
 def _render(project: Project, preset: Service, bleed: float, images: list[_Image],

@@ -45,6 +45,7 @@ class Footprint:
     round: bool = False
     colour: tuple[float, float, float] | None = None  # a hand zone's
     count: int = 1  # cards in a deck, objects in a bag
+    face_down: bool = False
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -82,7 +83,8 @@ def footprint(state: dict[str, Any], folder: Path) -> Footprint | None:
         circle = deck.get("Type") == 4
         w = sx * TTS_CARD_MM[0]
         h = w if circle else sz * TTS_CARD_MM[1]
-        return Footprint(name, label, x, y, w, h, t["posY"], circle, count=len(state.get("DeckIDs", [0])))
+        return Footprint(name, label, x, y, w, h, t["posY"], circle, count=len(state.get("DeckIDs", [0])),
+                         face_down=t.get("rotZ") == 180)
     if name in PIECES:
         iw, ih = image_size(state["CustomImage"]["ImageURL"], folder)
         longer = sx * TTS_PIECE_MM
@@ -166,7 +168,7 @@ def render_png(save: dict[str, Any], folder: Path, size_px: int = 1600, labels: 
             ax.add_patch(Rectangle((bx0, by0), f.w, f.h, facecolor=(*(f.colour or (1, 1, 1)), 0.25),
                                    edgecolor=f.colour, linewidth=1.5, linestyle="--"))
             continue
-        colour = COLOURS.get(f.name, "#cccccc")
+        colour = "#8c7a5b" if f.name == "Card" and f.face_down else COLOURS.get(f.name, "#cccccc")
         held = in_hand(f, hands)
         patch: Any
         if f.round:
@@ -175,7 +177,7 @@ def render_png(save: dict[str, Any], folder: Path, size_px: int = 1600, labels: 
             patch = Rectangle((bx0, by0), f.w, f.h, facecolor=colour, edgecolor="#222222",
                               linewidth=1.2 if f.name == "DeckCustom" else 0.6, alpha=0.8 if held else 1)
         ax.add_patch(patch)
-        if labels and f.label and f.name != "Custom_Board" and not held:
+        if labels and f.label and f.name != "Custom_Board" and not held and not (f.name == "Card" and f.face_down):
             text = f.label if f.count <= 1 else f"{f.label} ({f.count})"
             size = max(3.0, min(7.0, f.w / 12))
             ax.text(f.x, f.y, textwrap.fill(text, max(4, int(f.w / size * 0.55)), break_long_words=False), ha="center", va="center",

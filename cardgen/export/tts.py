@@ -30,6 +30,7 @@ from ..buildtypes import Face, Progress, RenderedSet
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
+from ..files import tts_back, tts_base, tts_faces, tts_object, tts_owned, tts_stem, tts_thumbnail
 from ..render.workers import Workers, own_pool
 from .images import Shot, png_bytes, rasterise_shots, remove_stale, trim_frame, write_if_changed
 from .ttspieces import PieceObject, deck_words, piece_object, plan_pieces, write_piece_images
@@ -66,16 +67,16 @@ class DeckObject:
 
     @property
     def file(self) -> str:
-        return f"{self.base}.json"
+        return tts_object(self.base)
 
     @property
     def thumbnail_file(self) -> str:
         """Same name as the JSON: TTS shows it in the Saved Objects browser."""
-        return f"{self.base}.png"
+        return tts_thumbnail(self.base)
 
     @property
     def back_file(self) -> str:
-        return f"{self.base}-back.png"
+        return tts_back(self.base)
 
     @property
     def image_files(self) -> list[str]:
@@ -121,13 +122,12 @@ def export_tts(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_
 
 def export_stem(snapshot: Snapshot) -> str:
     """Every file of a version's export starts with it, so versions (and languages) can share a folder."""
-    lang = "" if snapshot.language == snapshot.game.file.language else f"-{snapshot.language}"
-    return f"{snapshot.game.id}-{snapshot.version}{lang}"
+    return tts_stem(snapshot.game.id, snapshot.version, snapshot.language, snapshot.game.file.language)
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
     """Which files in a folder an export of `stem` wrote (and may replace or delete)."""
-    return lambda name: name.startswith(stem + "-") and name.endswith((".png", ".json"))
+    return tts_owned(stem)
 
 
 def write_objects(objects: list, snapshot: Snapshot, folder: Path, url_for: Callable[[str], str]) -> None:
@@ -179,13 +179,13 @@ def plan_objects(snapshot: Snapshot, stem: str) -> list[DeckObject]:
                 groups.setdefault((size.width_mm, size.height_mm, game.card_types[card.type].shape), []).append(card)
         for n, ((w, h, shape), cards) in enumerate(groups.items(), start=1):
             several = len(groups) > 1
-            base = f"{stem}-{words[deck_id]}" + (f"-{n}" if several else "")
+            base = tts_base(stem, words[deck_id], n if several else None)
             obj = DeckObject(deck_id, f"{deck.name} ({n})" if several else deck.name, (w, h), shape, base)
             for i in range(0, len(cards), PER_SHEET):
                 chunk = cards[i:i + PER_SHEET]
                 cols, rows = grid(len(chunk))
                 obj.sheets.append(Sheet(0, chunk, cols, rows, cell_size((w, h), cols, rows),
-                                        f"{base}-faces-{i // PER_SHEET + 1}.png"))
+                                        tts_faces(base, i // PER_SHEET + 1)))
             objects.append(obj)
     return objects
 

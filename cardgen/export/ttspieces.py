@@ -28,6 +28,7 @@ from ..buildtypes import Progress, RenderedSet
 from ..data import cardtext
 from ..data.project import Project
 from ..data.snapshot import Card, Snapshot
+from ..files import tts_back, tts_base, tts_object, tts_piece
 from ..render.workers import Workers
 from .images import Shot, file_word, rasterise_shots, trim_frame, write_if_changed
 
@@ -56,7 +57,7 @@ class PieceObject:
 
     @property
     def file(self) -> str:
-        return f"{self.base}.json"
+        return tts_object(self.base)
 
     @property
     def image_files(self) -> list[str]:
@@ -98,14 +99,14 @@ def plan_pieces(snapshot: Snapshot, stem: str) -> list[PieceObject]:
             continue
         kind = component_of(snapshot, cards[0])
         size = game.size_of(cards[0].type)
-        base = f"{stem}-{words[deck_id]}"
+        base = tts_base(stem, words[deck_id])
         obj = PieceObject(deck_id, deck.name, kind, base, (size.width_mm, size.height_mm),
                           game.card_types[cards[0].type].shape)
-        back = f"{base}-back.png" if kind == "tile" and deck.back else None
+        back = tts_back(base) if kind == "tile" and deck.back else None
         names = [file_word(c.name, c.id) if translated(snapshot) else c.id for c in cards]
         for card, name in zip(cards, names):
             word = name if names.count(name) == 1 else card.id  # two pieces of one name keep their ids
-            obj.pieces.append(Piece(card, f"{base}-{word}.png", back))
+            obj.pieces.append(Piece(card, tts_piece(base, word), back))
         objects.append(obj)
     return objects
 

@@ -8,8 +8,8 @@ the table in millimetres and written as a TTS save:
   (an `Infinite_Bag` where the supply is unlimited) and boxes (a bag of what is not used);
   places `on` a board lie on it at their `at` position;
 - the seats around it, clockwise from the south-west: half along the south edge, half along the
-  north edge, facing the middle. Each seat is a TTS player colour: its player board and pieces
-  are tinted with it, and its hand zone (`HandTrigger`) holds the cards the set-up deals into a
+  north edge, facing the middle. Each seat is a TTS player colour: what lies in front of it
+  (its player board, pieces and cards) is tinted with it, and its hand zone (`HandTrigger`) holds the cards the set-up deals into a
   hand;
 - the rulebook as an in-game PDF (`Custom_PDF`) and a notecard with the set-up steps, west of
   everything.
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +33,9 @@ from ..buildtypes import Progress, RenderedSet
 from ..data.project import Project
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
+from ..files import tts_table, tts_table_owned, tts_table_rulebook, tts_table_thumbnail
 from ..i18n import own
+from ..render.workers import Workers
 from . import tts, ttspieces
 from .images import png_bytes, remove_stale, write_if_changed
 from .topview import BAG_MM_AT_1, HAND_Y, NOTE_MM, PDF_MM, UNIT_MM, render_png
@@ -52,22 +53,20 @@ SEAT_COLOURS = [  # TTS's player colours and their RGB, in the order seats are g
     ("Brown", (0.443, 0.231, 0.09)),
 ]
 TINT = 0.35  # how much of the seat's colour a seat's board and pieces take
-_TABLE_FILE = re.compile(r"-\d+p\.(json|png)$")
 
 
 def table_file(stem: str, players: int) -> str:
     """`<game>-<version>[-<lang>]-<N>p.json`: the one place the table's file name is made."""
-    return f"{stem}-{players}p.json"
+    return tts_table(stem, players)
 
 
 def rulebook_file(stem: str) -> str:
-    return f"{stem}-rulebook.pdf"
+    return tts_table_rulebook(stem)
 
 
 def owned_by(stem: str) -> Callable[[str], bool]:
     """The images an export of `stem` wrote into a table folder (tables of other player counts stay)."""
-    images = tts.owned_by(stem)
-    return lambda name: images(name) and not _TABLE_FILE.search(name)
+    return tts_table_owned(stem)
 
 
 # --- what lies where (millimetres; x to the east, y to the south) -----------------------------
@@ -301,7 +300,7 @@ class TableExport:
 
 
 def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_dir: Path, *,
-                       workers: int | None = None,
+                       workers: Workers | int | None = None,
                        progress: Progress | None = None) -> tuple[list[tts.DeckObject], list[ttspieces.PieceObject]]:
     """Every deck sheet and piece image the table needs (the ones `export tts` writes)."""
     stem = tts.export_stem(snapshot)
@@ -315,7 +314,7 @@ def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedS
 
 
 def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, players: int, out_dir: Path,
-                 url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: int | None = None,
+                 url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: Workers | int | None = None,
                  progress: Progress | None = None) -> TableExport:
     """Write the table for `players` into `out_dir`: its JSON, thumbnail, images and rulebook PDF."""
     stem = tts.export_stem(snapshot)
@@ -328,7 +327,7 @@ def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, pl
     name = table_file(stem, players)
     save = saved_game(snapshot, laid, decks, pieces, url_for, name, pdf)
     write_if_changed(out_dir / name, (json.dumps(save, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    thumb = name.removesuffix(".json") + ".png"
+    thumb = tts_table_thumbnail(stem, players)
     write_if_changed(out_dir / thumb, thumbnail(save, out_dir))
     images = sorted({f for d in decks for f in d.image_files} | {f for p in pieces for f in p.image_files})
     result = TableExport(name, thumb, images, pdf, laid, players)
@@ -426,6 +425,8 @@ class _Writer:
             state = self.pile(item.cards, item.label, item.description)
             scale = (state["Transform"]["scaleX"], state["Transform"]["scaleZ"])
             state["Transform"] = self.transform(item, y, item.face_up, scale)
+            if tint is not None and not in_hand:
+                state["ColorDiffuse"] = _tint(tint)
             return state
         state = self.piece(item.cards[0])
         scale = (state["Transform"]["scaleX"], state["Transform"]["scaleZ"])

@@ -91,6 +91,9 @@ def _spec_items(spec: ValueSpec, doc, where: tuple, what: str) -> Iterator[Item]
     for key, sentence in (spec.values or {}).items():
         yield Item(RULEBOOK, sentence, doc.loc(*where, "values", key), f"{what}: value {key}",
                    _setitem(spec.values, key))
+    if spec.open_question:  # printed in the designer's notes, in the build's language
+        yield Item(RULEBOOK, spec.open_question, doc.loc(*where, "open_question"), f"{what}: open question",
+                   _setattr(spec, "open_question"))
 
 
 def _is_text(spec: ValueSpec | None) -> bool:

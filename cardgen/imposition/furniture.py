@@ -4,7 +4,8 @@ and the art, clear of every mark.
 A band is the strip from the blank margin to the art (bottom, top, left, right). Marks crossing
 it cut it into free intervals; each item goes, centred, into the free interval nearest the
 middle of the page that holds it, trying the bands in the item's order. Left and right bands
-take text running upwards. Where small pieces put a crop mark every few centimetres, no free
+take text running upwards, only when no wording of it (an item may have shorter ones) fits
+along the top or bottom. Where small pieces put a crop mark every few centimetres, no free
 interval along a band may be long enough (the 50 mm bar); the item then goes into a band's outer
 lane, between the blank margin and the ends of the marks, which no mark crosses. An item that
 fits nowhere is an error (NoRoom), not a silent loss: a sheet whose "print at 100 %" notice is
@@ -62,11 +63,18 @@ def place(items: list[Item], page: int, page_w: float, page_h: float, margin: fl
     bars: list[Mark] = []
     for item in items:
         placed = None
-        for text in (item.text, *item.shorter):
-            candidate = Item(text, item.bands, item.scale)
-            for size in (TEXT_PT, MIN_TEXT_PT):
-                for name in item.bands:
-                    placed = _try(candidate, size, name, bands[name], free[name], page, font)
+        # text reads across the page where any wording fits there: a shorter wording along the
+        # top or bottom beats the whole text running up a side (a long translation otherwise
+        # turned every front's footer on its side)
+        across = tuple(b for b in item.bands if b in ("bottom", "top"))
+        for names in (across, tuple(b for b in item.bands if b not in across)):
+            for text in (item.text, *item.shorter):
+                candidate = Item(text, item.bands, item.scale)
+                for size in (TEXT_PT, MIN_TEXT_PT):
+                    for name in names:
+                        placed = _try(candidate, size, name, bands[name], free[name], page, font)
+                        if placed:
+                            break
                     if placed:
                         break
                 if placed:

@@ -42,7 +42,7 @@ from .layout import SheetLayout, grid_for
 from .pack import loose_bleed
 from .presets import CUT_STYLES, CUTTERS, CutStyle
 
-CODE_VERSION = "sheets-4"  # bump when the sheet layout code changes what it draws
+CODE_VERSION = "sheets-5"  # bump when the sheet layout code changes what it draws
 
 
 @dataclass

@@ -180,6 +180,15 @@ def simulation_workers(jobs: int | None) -> Workers:
     return Workers(jobs, preload=PRELOAD, writes=False)
 
 
+CHUNKS = 32  # chunks per worker: the workers finish together (the last chunk is short), and a
+# chunk's cost to send and count (about a millisecond) stays far below its games' (a second or more)
+
+
+def chunk_size(games: int, jobs: int) -> int:
+    """Games per chunk: CHUNKS per worker, at least 25 (the figures do not depend on it)."""
+    return max(25, math.ceil(games / (jobs * CHUNKS)))
+
+
 class Runner:
     """Runs experiments on a pool of worker processes; remembers each experiment's figures."""
 
@@ -197,6 +206,8 @@ class Runner:
         self._pairs: dict[tuple, dict[str, dict[str, int]]] = {}
 
     def __enter__(self) -> Runner:
+        if self._own and self.play_tasks is None:
+            self.workers.start()  # the workers start (the fork server imports) while this process loads the game
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -215,7 +226,7 @@ class Runner:
 
     def totals(self, exp: Experiment, label: str = "") -> Totals:
         self.check(exp)
-        chunk = max(25, math.ceil(exp.games / (self.jobs * 8)))
+        chunk = chunk_size(exp.games, self.jobs)
         tasks = [(exp, start, min(start + chunk, exp.games)) for start in range(0, exp.games, chunk)]
         totals = Totals(exp.players)
         if self.progress:
@@ -252,7 +263,7 @@ class Runner:
         if key not in self._pairs:
             self.check(a)
             self.check(b)
-            chunk = max(25, math.ceil(a.games / (self.jobs * 8)))
+            chunk = chunk_size(a.games, self.jobs)
             tasks = [(a, b, measures, start, min(start + chunk, a.games)) for start in range(0, a.games, chunk)]
             ta, tb = Totals(a.players), Totals(b.players)
             pairs = {m: [0, 0, 0] for m in measures}
