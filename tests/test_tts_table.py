@@ -305,3 +305,30 @@ def test_cli_a_player_count_the_game_does_not_allow_is_one_line(cli, tmp_path):
     assert not (tmp_path / "t").exists()
     usage = cli("export", "tts", "--players", "3")
     assert usage.code == 2 and "--players goes with --table" in usage.err
+
+
+def test_the_overlap_check_can_fail(tmp_path):
+    """topview finds two cards on each other and a piece half off its board; a piece inside the
+    board it lies on and a card in a hand zone are where they belong."""
+    from PIL import Image
+
+    Image.new("RGB", (400, 200), "white").save(tmp_path / "board.png")
+    Image.new("RGB", (100, 100), "white").save(tmp_path / "token.png")
+
+    def card(x: float, z: float, y: float = 1.0) -> dict:
+        return {"Name": "Card", "Nickname": "c", "CardID": 10000, "CustomDeck": {"100": {"Type": 0}},
+                "Transform": {"posX": x, "posY": y, "posZ": z, "scaleX": 1, "scaleZ": 1}}
+
+    def piece(name: str, image: str, x: float, y: float, scale: float) -> dict:
+        return {"Name": name, "Nickname": image, "CustomImage": {"ImageURL": f"file:///x/{image}"},
+                "Transform": {"posX": x, "posY": y, "posZ": 0, "scaleX": scale, "scaleZ": scale}}
+
+    board = piece("Custom_Board", "board.png", 0, 1.0, 4)  # 8 x 4 units
+    hand = {"Name": "HandTrigger", "FogColor": "White",
+            "Transform": {"posX": 0, "posY": 3.0, "posZ": -10, "scaleX": 10, "scaleZ": 4}}
+    fine = {"ObjectStates": [board, piece("Custom_Token", "token.png", 1, 1.6, 0.5), hand,
+                             card(-1, -10, 3.0), card(0, -10, 3.0), card(8, 0)]}
+    assert overlaps(footprints(fine, tmp_path)) == []
+    bad = {"ObjectStates": [board, piece("Custom_Token", "token.png", 4, 1.6, 0.5), card(8, 0), card(9, 0)]}
+    found = [(a.name, b.name) for a, b in overlaps(footprints(bad, tmp_path))]
+    assert found == [("Custom_Board", "Custom_Token"), ("Card", "Card")]
