@@ -84,11 +84,12 @@ class DrawnCards:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
 
-    def faces(self) -> RenderedSet:
-        """The faces, for a stage that goes on with them; ValidationFailed when a finding is an error."""
+    def faces(self, what: str = "built") -> RenderedSet:
+        """The faces, for a stage that goes on with them; ValidationFailed when a finding is an
+        error ("...; nothing was `what`")."""
         errors = self.errors
         if errors:
-            raise ValidationFailed(errors)
+            raise ValidationFailed(errors, what=what)
         return self.rendered
 
 

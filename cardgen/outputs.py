@@ -74,12 +74,10 @@ class OutputFolder:
         self.root = root
         self.manifest = root / MANIFEST
         self.old_manifest = root / OLD_MANIFEST
-        self.files, self.inputs = _read_manifest(self.manifest)
+        self.files, self.inputs = _read_manifest(self.manifest), read_inputs(root)
         # a folder an older cardgen built before the outputs manifest (it has only the old record
-        # of inputs): its files are cardgen's, and are recorded as such when it is saved
+        # of inputs): its files are cardgen's (see adopt_unchanged)
         self.adopt = not self.manifest.exists() and self.old_manifest.is_file()
-        if "inputs" not in _read_json(self.manifest):  # an older cardgen kept them in a second file
-            self.inputs = _read_old_inputs(self.old_manifest)
         self.force = force
         self.force_option = force_option
         # relative path -> the line telling what became of the user's edit: kept (true again on
@@ -182,10 +180,9 @@ def _strings(data) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _read_manifest(path: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """A folder's manifest: (the files cardgen wrote -> their hash, output name -> its inputs)."""
-    data = _read_json(path)
-    return _strings(data.get("files")), _strings(data.get("inputs"))
+def _read_manifest(path: Path) -> dict[str, str]:
+    """The files cardgen wrote into a folder, as its manifest lists them: relative path -> hash."""
+    return _strings(_read_json(path).get("files"))
 
 
 def _read_old_inputs(path: Path) -> dict[str, str]:

@@ -178,15 +178,21 @@ def test_way_of_the_blade_seating_figure_labels_the_four_seats(books):
 # --- One True King -------------------------------------------------------------------------------
 
 
+def _setup_field(html: str) -> tuple[int, int, int]:
+    """The set-up figure's field (backs = face down, cards = face up) and its spare pile's size."""
+    setup = next(f for f in _figures(html) if 'class="setup-figure"' in f)
+    field = re.search(r'<g class="setup-place" data-place="field".*?(?=<g class="setup-place"|$)', setup, re.S)
+    spare = re.search(r'<g class="setup-place" data-place="deck" data-kind="deck" data-seat="" data-count="(\d+)"', setup)
+    assert field and spare
+    return field.group(0).count('class="setup-back"'), field.group(0).count('class="setup-card"'), int(spare.group(1))
+
+
 def test_one_true_king_grid_figure_is_drawn_from_the_grid_rule(books):
     book = books["one-true-king"]
     grid, spare = book.snapshot.rules["grid"], book.snapshot.rules["spare_cards"]
     cells = "".join(grid)
     assert (len(cells), cells.count("D"), cells.count("U"), spare) == (35, 18, 17, 5)
-    setup = next(f for f in book.figures() if 'class="spare-card"' in f)
-    assert setup.count('class="cell cell-D"') == 18
-    assert setup.count('class="cell cell-U"') == 17
-    assert setup.count('class="spare-card"') == 5
+    assert _setup_field(book.html) == (18, 17, 5)
     rules = book.rules
     assert "lay out a grid of 7 × 5 cards" in rules
     assert "18 face down and 17 face up. The 5 cards left over are the spare cards." in rules
@@ -265,9 +271,7 @@ def test_changed_data_changes_the_rulebooks(project_copy):
                                            "    - DUDUDU\n    - UDUDUD\n    - DUDUDU\n    - UDUDUD\n    - DUDUDU\n")
                    .replace("spare_cards: 5", "spare_cards: 10"))
     html = _html(project_copy, "one-true-king")
-    setup = next(f for f in _figures(html) if 'class="spare-card"' in f)
-    assert setup.count('class="cell cell-D"') == 15 and setup.count('class="cell cell-U"') == 15
-    assert setup.count('class="spare-card"') == 10
+    assert _setup_field(html) == (15, 15, 10)
     assert "6 × 5 cards" in html and "15 face down and 15 face up" in html
 
 

@@ -99,9 +99,12 @@ def _fit_count(out: str) -> int:
 
 
 def test_dutch_text_runs_longer_than_english(dutch):
-    """The report counts faces whose text shrank: the longer Dutch sentences shrink more of them."""
+    """The report counts faces whose text shrank, per language: the longer Dutch sentences shrink
+    at least as many (the Dutch backs' and long names once shrank too; their boxes now take two
+    lines, so Dutch and English both count the 21 parts' point figures and the forge token)."""
     _, runs = dutch
-    assert _fit_count(runs["nl"][1]) > _fit_count(runs["en"][1])
+    assert _fit_count(runs["nl"][1]) >= _fit_count(runs["en"][1]) > 0
+    assert "text fit (nl):" in runs["nl"][1] and "text fit (en):" in runs["en"][1]
 
 
 def test_i18n_status_of_the_kings_blade_is_complete(cli):
@@ -109,7 +112,7 @@ def test_i18n_status_of_the_kings_blade_is_complete(cli):
     assert result.code == 0, result.out + result.err
     assert "nl: 100% complete" in result.out
     assert "cards: 61/61 translated, 0 untranslated, 0 outdated" in result.out
-    assert "rulebook: 258/258 translated, 0 untranslated, 0 outdated" in result.out  # + 6 open questions
+    assert "rulebook: 249/249 translated, 0 untranslated, 0 outdated" in result.out  # + 6 open questions; the set-up figure says the rest
 
 
 def test_committed_catalog_templates_are_current(project_copy, cli):
@@ -214,7 +217,7 @@ def test_cardgens_own_page_text_catalogs_are_current_and_complete(cli, tmp_path,
     assert {p.relative_to(tmp_path): p.read_bytes() for p in own.LOCALE_DIR.rglob("*.po*")} == before
     monkeypatch.setattr(own, "LOCALE_DIR", committed)
     assert "sheets.pot: 19 messages" in result.out and result.out.count("19/19 translated") == 2
-    assert "rulebook.pot: 58 messages" in result.out and result.out.count("58/58 translated") == 2
+    assert "rulebook.pot: 61 messages" in result.out and result.out.count("61/61 translated") == 2
     assert own.page_text("nl")("sheet {n}/{total}, {side}").format(n=2, total=13, side="achterkant") == \
         "vel 2/13, achterkant"
     assert own.page_text("de")("print one-sided") == "print one-sided"  # no catalog: cardgen's English
@@ -266,8 +269,8 @@ PHRASES = [
     ("Draw metal from the mine until your hand is full.", "Trek metaal uit de mijn tot je hand vol is."),
     ("Discarded metal goes face down under the mine", "Afgelegd metaal gaat gedekt onder de mijn"),
     ("The player with the most sword points wins.", "De speler met de meeste zwaardpunten wint."),
-    ("a blade card, face up", "een klingkaart, open"),
-    ("your hand (storage): 3 metals", "je hand (voorraad): 3 metalen"),
+    ("Player 1", "Speler 1"),  # the set-up figure's words: cardgen's own catalog
+    ("The set-up for 2 players.", "De opzet voor 2 spelers."),
     ("Blade cards (6)", "Klingkaarten (6)"),
     ("Sword points: 3; Metals needed: 4", "Zwaardpunten: 3; Benodigde metalen: 4"),
     ("[Orcish Steel] +1 sword point", "[Orkenstaal] +1 zwaardpunt"),

@@ -16,8 +16,11 @@ box) and the report says so, in game.yml's sentence. The engine keeps no reading
 
 from __future__ import annotations
 
+from collections import Counter
 from random import Random
 from typing import Any
+
+from cardgen.data.setup import allowed_players, deal
 
 # The rules the engine reads beyond the basic ones, and the values it can play (game.yml explains
 # each; a version that leaves one open is played by the rule's `default` in game.yml).
@@ -112,7 +115,10 @@ def compile_table(snapshot) -> dict[str, Any]:
     if not any(kind == "overflow_bounce" for part in parts for kind, _, _ in part["effects"]):
         moot.add("bounce_target")
     table_rules, assumptions = open_rules(game.rule_specs, rules, frozenset(moot))
+    index = {p["id"]: i for i, p in enumerate(parts)}
+    dealt = {t for t in part_types if game.card_types[t].per_player}
     return {
+        "setup": {n: first_position(snapshot, n, metals, index, dealt) for n in allowed_players(snapshot)},
         "version": snapshot.version,
         "metals": metals,
         "metal_names": [snapshot.symbols[m].name or m for m in metals],
@@ -133,6 +139,34 @@ def compile_table(snapshot) -> dict[str, Any]:
         "market": market,
         "parts": parts,
     }
+
+
+def first_position(snapshot, players: int, metals: list[str], index: dict[str, int], dealt: set[str]) -> dict[str, Any]:
+    """The first position for `players`, from the set-up data (game.yml `setup:`, dealt by
+    cardgen.data.setup.deal, as the rulebook's figure and the Tabletop Simulator table are): the
+    metals in play and how many each player holds, the sword parts of the market and how many lie
+    face up, how many blades each player gets. Each game shuffles them again from its own seed;
+    the lists keep the data's card order, so a game's shuffles depend on the seed alone."""
+    table = deal(snapshot, players)
+    game = snapshot.game
+    on_table = Counter(c.id for p in table.places() if p.kind != "box" for c in p.cards)
+    in_box = Counter(c.id for p in table.places() if p.kind == "box" for c in p.cards)
+    mine: list[int] = []
+    market: list[int] = []
+    blades: list[int] = []
+    for card in snapshot.cards:
+        if game.card_types[card.type].deck == "mine":
+            mine += [metals.index(card.fields.get("metal"))] * on_table[card.id]
+        elif card.id in index and card.type in dealt:  # the blades: dealt, and the rest to draft from
+            blades += [index[card.id]] * (on_table[card.id] + in_box[card.id])
+        elif card.id in index:
+            market += [index[card.id]] * on_table[card.id]
+    seat = table.seats[0]
+    hand = [c for p in seat if p.kind == "hand" for c in p.cards if c.id not in index]
+    row = [c for p in table.shared if p.kind == "row" for c in p.cards if c.id in index]
+    own = [c for p in seat if p.kind != "hand" for c in p.cards if c.type in dealt]
+    return {"mine": mine, "market": market, "blades": blades, "starting_hand": len(hand),
+            "market_face_up": len(row), "blades_each": len(own)}
 
 
 def open_rules(specs: dict[str, Any], rules: dict[str, Any], moot: frozenset[str] = frozenset()) -> tuple[dict[str, str], list[str]]:
@@ -306,14 +340,15 @@ class Table:
         self.empty_mine_turns = 0
         self.taken: list[tuple[Part, int]] = []  # (part, round it came into play)
 
-        self.mine = list(table["mine"])
+        start = table["setup"][self.n]  # the first position the set-up data deals
+        self.mine = list(start["mine"])
         rng.shuffle(self.mine)
-        self.market_pile = [cards[i] for i in table["market"]]
+        self.market_pile = [cards[i] for i in start["market"]]
         rng.shuffle(self.market_pile)
         self.market_discard: list[CardRule] = []
         self.market: list[CardRule] = []
-        self._fill_market(self.rules["market_face_up"])
-        blades = [cards[i] for i in table["blades"]]
+        self._fill_market(start["market_face_up"])
+        blades = [cards[i] for i in start["blades"]]
         rng.shuffle(blades)
         if self.rules["blade_deal"] == "draft":
             shown = [blades.pop() for _ in range(min(len(blades), self.n + 1))]
@@ -322,11 +357,12 @@ class Table:
                     self._gain(player, shown.pop(player.bot.pick_blade(self, player, shown)))
         else:
             for player in self.players:
-                if blades:
-                    self._gain(player, blades.pop())
+                for _ in range(start["blades_each"]):
+                    if blades:
+                        self._gain(player, blades.pop())
         for player in self.players:
-            for _ in range(self.rules["starting_hand"]):
-                self._draw(player)
+            for _ in range(start["starting_hand"]):
+                self._draw(player, dealt=True)  # as the set-up deals it, even beyond the hand limit
 
     # -- questions bots ask -------------------------------------------------------------------
 
@@ -392,10 +428,11 @@ class Table:
 
     # -- changes ------------------------------------------------------------------------------
 
-    def _draw(self, player: Player, effect: bool = False) -> bool:
+    def _draw(self, player: Player, effect: bool = False, dealt: bool = False) -> bool:
         """One metal from the mine into the hand: within the hand limit, or beyond it when an
-        effect draws it and effects overrule the rules (effect_draws: beyond_hand_limit)."""
-        if not self.mine or (self.room(player) <= 0 and not (effect and self.effects_overrule)):
+        effect draws it and effects overrule the rules (effect_draws: beyond_hand_limit), or when
+        the set-up deals it."""
+        if not self.mine or (not dealt and self.room(player) <= 0 and not (effect and self.effects_overrule)):
             return False
         player.hand.append(self.mine.pop())
         if not self.mine:

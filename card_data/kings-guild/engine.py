@@ -18,6 +18,8 @@ import re
 from random import Random
 from typing import Any
 
+from cardgen.data.setup import allowed_players, deal
+
 # the effect kinds the engine plays, by where they act
 PASSIVE = {"monete_per_missione", "sconto_stanze", "sconto_specialisti", "missione_sconto", "magazzino",
            "tesori_in_mano", "pesca_due", "sblocca", "raccolta_bonus", "asta", "sposta",
@@ -121,7 +123,36 @@ def compile_table(snapshot) -> dict[str, Any]:
         "funeral_at": int(rules["posizione_funerale"]), "charms_bonus": int(rules["charms_maggioranza"]),
         "per_mission": int(rules["punti_per_missione"]), "supply": dict(rules["riserva"]),
         "hall_places": int(rules["posti_sala"]),
+        "setup": {n: first_position(snapshot, n) for n in allowed_players(snapshot)},
     }
+
+
+def first_position(snapshot, players: int) -> dict[str, int]:
+    """What the set-up data (game.yml `setup:`, dealt by cardgen.data.setup.deal, as the rulebook's
+    figure and the Tabletop Simulator table are) puts on the table for `players`: the Missions face
+    up and where the King's Funeral lies in their deck, the Rooms for sale, the Specialists in the
+    row, and each player's coins (their value) and Seals. Each game shuffles the decks again from
+    its own seed; these are the counts and positions it deals them by."""
+    table = deal(snapshot, players)
+    types = snapshot.game.card_types
+
+    def mission(card) -> bool:
+        return types[card.type].deck == "missioni"
+
+    rows: dict[str, int] = {}  # deck -> cards face up in its row
+    for placed in table.shared:
+        if placed.kind == "row" and placed.cards:
+            deck = types[placed.cards[0].type].deck
+            rows[deck] = rows.get(deck, 0) + len(placed.cards)
+    # the Mission deck as dealt, top first: the face-up row came off its top
+    missions = [c for p in table.shared if p.kind == "row" for c in p.cards if mission(c)]
+    missions += [c for p in table.shared if p.kind == "deck" for c in p.cards if mission(c)]
+    funeral = next((i + 1 for i, c in enumerate(missions) if c.type == "funerale"), 0)
+    seat = table.seats[0]
+    coins = sum(int(c.fields["valore"]) for p in seat for c in p.cards if "valore" in c.fields)
+    seals = sum(1 for p in seat for c in p.cards if c.type == "sigillo")
+    return {"face_up": rows.get("missioni", 0), "room_row": rows.get("stanze", 0),
+            "spec_row": rows.get("specialisti", 0), "funeral_at": funeral, "coins": coins, "seals": seals}
 
 
 _NEIGHBOURS: dict[tuple, list[frozenset[int]]] = {}
@@ -144,9 +175,10 @@ def _cell_index(key: int, size: int) -> int:
 
 
 class Player:
-    def __init__(self, guild: str, table: dict[str, Any]):
+    def __init__(self, guild: str, table: dict[str, Any], start: dict[str, int] | None = None):
+        start = start or table
         self.guild = guild
-        self.coins = table["coins"]
+        self.coins = start["coins"]
         self.res = {r: 0 for r in table["resources"]}
         self.hand: list[dict[str, Any]] = []
         self.face_down = 0  # points of Treasures discarded for their points
@@ -154,7 +186,7 @@ class Player:
         self.rooms: dict[int, dict[str, Any]] = {}  # grid cell -> Room
         self.room_points = 0  # bonus places' points
         self.specialists: list[dict[str, Any]] = []
-        self.seals = table["seals"]
+        self.seals = start["seals"]
         self.offering = False
         self.statue = False
         self.discount_rooms = 0  # this turn, from a discarded Treasure
@@ -209,21 +241,22 @@ class Game:
         guilds = list(t["guilds"])
         if n > len(guilds):
             raise RuleError(f"{n} players but {len(guilds)} Guilds")
-        self.players = [Player(g, t) for g in rng.sample(guilds, n)]
+        start = t["setup"][n]  # the first position the set-up data deals
+        self.players = [Player(g, t, start) for g in rng.sample(guilds, n)]
         self.supply = dict(t["supply"])
         missions = list(t["missions"])
         rng.shuffle(missions)
-        missions.insert(t["funeral_at"] - 1, {"id": t["funeral"]["id"], "funeral": True})
+        missions.insert(start["funeral_at"] - 1, {"id": t["funeral"]["id"], "funeral": True})
         missions.append({"id": t["offering"]["id"], "offering": True})
         self.deck = missions
         self.row: list[dict[str, Any]] = []
         self.tdecks = {c: rng.sample(cards, len(cards)) for c, cards in t["treasures"].items()}
         self.tdiscard: dict[str, list[dict[str, Any]]] = {c: [] for c in t["colours"]}
         self.room_deck = rng.sample(t["rooms"], len(t["rooms"]))
-        self.room_row = [self.room_deck.pop() for _ in range(min(t["room_row"], len(self.room_deck)))]
+        self.room_row = [self.room_deck.pop() for _ in range(min(start["room_row"], len(self.room_deck)))]
         self.spec_deck = rng.sample(t["specialists"], len(t["specialists"]))
         self.spec_row: list[list[Any]] = []  # [Specialist, price drop] per place, left to right
-        for _ in range(t["spec_row"]):
+        for _ in range(start["spec_row"]):
             self.spec_row.append([self.spec_deck.pop(), 0] if self.spec_deck else [None, 0])
         self.last_turns: int | None = None  # set when the Offering is drawn: turns left
         self.tallies: dict[str, int] = {}
@@ -233,7 +266,7 @@ class Game:
         self.hall = next(i for i, (r, c) in enumerate(self.cells) if t["grid"][r][c] == "S")
         self.funeral_round: int | None = None
         self.turn = 0
-        for _ in range(t["face_up"]):
+        for _ in range(start["face_up"]):
             self.draw_mission(None)
 
     # --- helpers -------------------------------------------------------------------------------

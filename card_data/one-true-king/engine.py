@@ -17,6 +17,8 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
+from cardgen.data.setup import deal
+
 READINGS = {
     "set_up_sums": ("face_up", "all_cards"),
     "overwrite": ("replace_face_up", "cover"),
@@ -56,8 +58,7 @@ def compile_table(snapshot) -> dict[str, Any]:
         names.append(kings[a].name)
         ranks.append(0)
         army.append(a)
-    grid = list(rules["grid"])
-    spare = int(rules["spare_cards"])
+    grid, spare = first_position(snapshot)
     if sum(len(row) for row in grid) + spare != len(ranks) - 2:
         raise RuleError("the grid and the spare cards do not use exactly the field's cards")
     if rules["equal_sums"] == "spare_card_decides" and spare == 0:
@@ -70,6 +71,19 @@ def compile_table(snapshot) -> dict[str, Any]:
         "limit": int(rules["advantage_limit"]), "stack": int(rules["stack_limit"]),
         "black": black, **{name: rules[name] for name in READINGS},
     }
+
+
+def first_position(snapshot) -> tuple[list[str], int]:
+    """The field as the set-up data lays it out (game.yml `setup:`, dealt by cardgen.data.setup.deal,
+    as the rulebook's figure and the Tabletop Simulator table are): its grid's rows of D (face
+    down) and U (face up), and the spare cards left in the pile it was dealt from. Each game
+    shuffles the cards again from its own seed and lays them out by this grid."""
+    table = deal(snapshot, 2)
+    field = next((p for p in table.shared if p.grid_rows), None)
+    if field is None:
+        raise RuleError("the set-up lays out no grid of cards (a place with `grid:` in game.yml's setup)")
+    spare = sum(len(p.cards) for p in table.shared if p.id == field.place.from_)
+    return list(field.grid_rows or []), spare
 
 
 class Game:

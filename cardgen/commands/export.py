@@ -31,13 +31,14 @@ def command():
 
 
 def _drawn(ctx, game, version, lang=None):
-    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
-    the faces it rendered."""
+    """The version and its faces from the card stage (`_draw`)."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
     return project, snapshot, _draw(project, snapshot)
 
 
 def _draw(project, snapshot):
+    """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
+    the faces it rendered."""
     cards = draw_cards(project, snapshot)
     rendered = cards.faces()  # ValidationFailed when a finding is an error
     for finding in cards.findings:  # each says its own severity: `file:line:col: warning: ...`

@@ -55,8 +55,8 @@ class Report:
 
 
 def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
-    """Every finding about a version's data. `cardgen.render.checks.validate` adds the render checks
-    (every card rendered to SVG), which is what the `validate` and `build` commands run."""
+    """Every finding about a version's data. `cardgen.cardstage.draw_cards` runs it first, then
+    renders every face and preflights it: the one stage `validate`, `build` and `serve` run."""
     report = Report()
     ctx = _Context(project, snapshot, report)
     ctx.check_game()

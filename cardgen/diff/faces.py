@@ -32,7 +32,7 @@ def card_faces(project: Project, snapshot: Snapshot) -> dict[str, Face]:
     """Every card's face as SVG, by card id, drawn by the card stage without its checks (the diff
     reports no findings, and compares versions whose data may be wrong); a card that does not
     render stops it with its one-line error (ValidationFailed), as it stops `build`."""
-    return dict(draw_cards(project, snapshot, checks=False).faces().faces)
+    return dict(draw_cards(project, snapshot, checks=False).faces("compared").faces)
 
 
 def changed_between(old_faces: dict[str, Face], new_faces: dict[str, Face]) -> set[str]:

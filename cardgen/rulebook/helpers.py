@@ -288,7 +288,8 @@ class Helpers:
     `.total`; `rule(key)`, `rule_is(key, value)`, `rule_text(key)`; `unhandled(key)` and
     `fail(message)` to stop the build from the template.
     Drawing: `face.place(x, y, width, rotate=0)` inside a figure's <svg>; `icon(name, size,
-    colour)` inline in text; `sentence_icons()` for a legend.
+    colour)` inline in text; `sentence_icons()` for a legend; `setup_layout(players)` the set-up
+    dealt and laid out (drawn by the macro `rb.setup_figure(players)`).
     Words: `join_words(items)`, `chance(part, whole)`, `language_name(code)`, `fmt(number)`,
     `css_string(text)`. The document adds `contents()`, `font_faces`, `paper`, `template_url()`.
     """
@@ -322,6 +323,7 @@ class Helpers:
             "fail": self.fail,
             "icon": self.icon,
             "sentence_icons": self.sentence_icons,
+            "setup_layout": self.setup_layout,
             "join_words": join_words,
             "language_name": language_name,
             "chance": chance,
@@ -454,6 +456,26 @@ class Helpers:
             raise RulebookError(f"mentions rule '{key}', which the game does not declare "
                                 f"(expected one of: {', '.join(specs)})")
         return specs[key]
+
+    # the set-up
+
+    def setup_layout(self, players: int, seats: int | None = None, width: float = 170,
+                     max_height: float = 200) -> Any:
+        """The game's set-up dealt for `players` (game.yml `setup:`) and laid out with the real
+        pictures, for `rb.setup_figure` to draw (setupfig.py); `seats` draws only the first
+        players' areas; its words are sized for a figure at most `width` x `max_height` mm. A player count the game does not allow, or a set-up that cannot be dealt,
+        stops the build."""
+        from ..data.setup import SetupError, allowed_players
+        from .setupfig import lay_out
+
+        if not isinstance(players, int) or players not in allowed_players(self.snapshot):
+            allowed = allowed_players(self.snapshot)
+            raise RulebookError(f"setup_figure({players!r}): {self.snapshot.game.name} is played by "
+                                f"{allowed.start}-{allowed.stop - 1} players")
+        try:
+            return lay_out(self, players, seats, width, max_height)
+        except SetupError as exc:
+            raise RulebookError(f"setup_figure({players}): {exc.message}") from None
 
     # icons
 

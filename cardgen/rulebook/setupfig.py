@@ -1,0 +1,365 @@
+"""The rulebook's set-up figure: the set-up as the data deals it, drawn with the real pictures.
+
+`lay_out(helpers, players)` deals the game's set-up (`cardgen.data.setup.deal`, the same table
+Tabletop Simulator's `export tts --table` lays out and the simulator starts from) for the number
+of players the rulebook shows, and places every component at its real size, in millimetres:
+
+- the shared area first: each place a group under its label (a face-down pile as the deck's back
+  with its size, a row or a grid card by card, a supply one picture per different piece with its
+  count, a board with the places that lie `on` it at their `at` positions);
+- then each player's area, framed, the same way (a hand fanned, pieces stacked with their count).
+
+Places of `kind: box` hold what nobody uses at the start and are not drawn. The drawing itself
+(frames, labels in the build's language) is the template macro `rb.setup_figure`
+(rulebook-macros.html.j2); every place it draws is a `<g class="setup-place">` naming the place,
+its kind, its seat and how many components lie there, and every face-up picture a
+`<g class="setup-card">` naming its card, so the figure can be checked against `deal`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..data.setup import Placed, Table, deal
+from ..data.snapshot import Card, Snapshot
+
+if TYPE_CHECKING:
+    from .helpers import FaceImage, Helpers
+
+GAP = 12.0  # mm between the groups of the table, at the table's own scale
+NEAR = 5.0  # mm between the components of one group
+PAGE_MM = 170.0  # the width a figure is drawn at on a page, to size its words
+WORDS_MM = 3.2  # a label's height on that page
+PILE_SHOWN = 3  # backs drawn for a pile, whatever its size
+STACK_SHOWN = 4  # copies drawn for a stack of one piece
+FAN_DEGREES = 7.0  # between two cards of a fanned hand
+ASPECT = 1.5  # width over height the layout aims at
+
+
+@dataclass
+class Picture:
+    """One component as drawn: the face (or back) `w` mm wide with its top-left at (x, y)."""
+
+    face: FaceImage
+    x: float
+    y: float
+    w: float
+    rotate: float = 0.0
+    shadow: bool = True
+    card: str = ""  # the card shown face up; "" for a back
+
+    @property
+    def h(self) -> float:
+        return self.w * self.face.height / self.face.width
+
+
+@dataclass
+class Tag:
+    """A word or a number in the figure (a count under a pile, a place's name)."""
+
+    text: str
+    x: float
+    y: float
+    size: float
+    anchor: str = "middle"
+    bold: bool = False
+    word: str = ""  # a word the template says in the build's language instead ("hand")
+
+
+@dataclass
+class PlaceDrawing:
+    """One place of the set-up as the figure draws it."""
+
+    id: str
+    kind: str
+    seat: int | None
+    count: int  # components lying there
+    label: str
+    on_board: bool
+    pictures: list[Picture] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)
+    w: float = 0.0  # the group's size (labels included), before it is moved into place
+    h: float = 0.0
+
+    def moved(self, dx: float, dy: float) -> PlaceDrawing:
+        for p in self.pictures:
+            p.x, p.y = p.x + dx, p.y + dy
+        for t in self.tags:
+            t.x, t.y = t.x + dx, t.y + dy
+        return self
+
+    @property
+    def cards(self) -> list[str]:
+        """The face-up components' card ids, one per copy drawn."""
+        return [p.card for p in self.pictures if p.card]
+
+
+@dataclass
+class Frame:
+    """A player's area: a framed box with the player's number above its contents."""
+
+    seat: int
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass
+class SetupFigure:
+    """The set-up laid out in millimetres of the table: `width` x `height`, `font` the height of a label."""
+
+    players: int
+    width: float
+    height: float
+    font: float
+    places: list[PlaceDrawing]
+    frames: list[Frame]
+    seats: list[int]  # the seats drawn (every seat unless the template asked for fewer)
+    table: Table
+
+    def aspect_width(self, max_width: float, max_height: float) -> float:
+        """The width (page mm) at which the figure fits `max_width` x `max_height`."""
+        return min(max_width, max_height * self.width / self.height)
+
+
+def label_of(snapshot: Snapshot, placed: Placed) -> str:
+    """The place's name, in the build's language: its own label, else its deck's, else its component's."""
+    if placed.place.label:
+        return placed.place.label
+    cards = placed.different
+    decks = {snapshot.game.card_types[c.type].deck for c in cards}
+    if placed.place.deck or len(decks) == 1:
+        return snapshot.game.decks[placed.place.deck or next(iter(decks))].name
+    if len(cards) == 1:
+        return cards[0].name
+    return snapshot.game.card_types[cards[0].type].label if cards else placed.id
+
+
+def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width: float = PAGE_MM,
+            max_height: float = 200.0) -> SetupFigure:
+    """The set-up dealt for `players` and laid out; `seats` draws only the first players' areas.
+    The words are sized for a figure drawn at most `page_width` x `max_height` mm on the page."""
+    snapshot = helpers.snapshot
+    table = deal(snapshot, players)
+    shown = list(range(players if seats is None else max(1, min(seats, players))))
+    drawer = _Drawer(helpers)
+    shared = {p.id: drawer.group(p) for p in table.shared if p.kind != "box" and p.cards}
+    boards = {pid: g for pid, g in shared.items() if g.kind == "board"}
+    free = [g for p in table.shared if (g := shared.get(p.id)) and p.place.on not in boards]
+    on_board = [(p, g) for p in table.shared if (g := shared.get(p.id)) and p.place.on in boards]
+    seat_groups = [[drawer.group(p) for p in table.seats[s] if p.kind != "box" and p.cards] for s in shown]
+    # the figure's width: the widest group, or wider when the table is large, so it comes out landscape
+    width, height = _best_width(free, seat_groups)
+    page = min(page_width, max_height * width / max(height, 1.0))  # the figure's width on the page
+    font = width * WORDS_MM / page
+    drawer.font = font
+    # now with labels: the groups again, at the size of their words
+    drawer.labelled = True
+    shared = {p.id: drawer.group(p) for p in table.shared if p.kind != "box" and p.cards}
+    free = [g for p in table.shared if (g := shared.get(p.id)) and p.place.on not in boards]
+    on_board = [(p, g) for p in table.shared if (g := shared.get(p.id)) and p.place.on in boards]
+    seat_groups = [[drawer.group(p) for p in table.seats[s] if p.kind != "box" and p.cards] for s in shown]
+    width = max(width, _best_width(free, seat_groups)[0])  # the words take room too
+    places: list[PlaceDrawing] = []
+    y = _pack(free, width, 0.0)
+    places += free
+    for placed, group in on_board:  # on its board, at the board's `at` (the first component's centre)
+        board = shared[placed.place.on or ""]
+        bx, by = board.pictures[0].x, board.pictures[0].y
+        ax, ay = placed.place.at or (board.pictures[0].w / 2, board.pictures[0].h / 2)
+        first = group.pictures[0]
+        group.moved(bx + ax - (first.x + first.w / 2), by + ay - (first.y + first.h / 2))
+        places.append(group)
+    frames: list[Frame] = []
+    pad = font * 0.9
+    header = font * 1.8
+    blocks = []
+    for seat, groups in zip(shown, seat_groups):
+        inner = max(max((g.w for g in groups), default=0.0), width - 2 * pad)
+        # a seat packed in its own coordinates, then framed
+        bottom = _pack(groups, inner, 0.0) if groups else 0.0
+        right = max((g.w + _left(g) for g in groups), default=0.0)
+        blocks.append((seat, groups, right + 2 * pad, bottom + header + pad))
+    x = 0.0
+    shelf = 0.0
+    y += GAP if places else 0.0
+    for seat, groups, bw, bh in blocks:
+        if x > 0 and x + bw > width + 0.01:
+            x, y, shelf = 0.0, y + shelf + GAP, 0.0
+        for g in groups:
+            g.moved(x + pad, y + header)
+        places += groups
+        frames.append(Frame(seat, x, y, bw, bh))
+        x += bw + GAP
+        shelf = max(shelf, bh)
+    height = y + shelf if blocks else y
+    right = max([g.w + _left(g) for g in free] + [f.x + f.w for f in frames] + [1.0])
+    return SetupFigure(players, max(width, right), max(height, 1.0), font, places, frames, shown, table)
+
+
+def _best_width(free: list[PlaceDrawing], seat_groups: list[list[PlaceDrawing]]) -> tuple[float, float]:
+    """The packing width (and the height it gives) whose shape comes nearest to ASPECT, from the
+    widest group up to everything in one row; sizes before labels, with room for them."""
+    seats = [(sum(g.w + GAP for g in groups) + GAP, max((g.h for g in groups), default=0.0) + 3 * GAP)
+             for groups in seat_groups]
+    shared = [(g.w, g.h + 2 * GAP) for g in free]
+    widest = max([w for w, _ in shared + seats] + [100.0])
+    everything = max(sum(w + GAP for w, _ in shared), sum(w + GAP for w, _ in seats), widest)
+    best: tuple[float, float, float] | None = None
+    steps = 24
+    for i in range(steps + 1):
+        width = widest + (everything - widest) * i / steps
+        height = _shelves(shared, width) + GAP + _shelves(seats, width)
+        miss = abs(math.log(width / height / ASPECT))
+        if best is None or miss < best[0] - 1e-9:
+            best = (miss, width, height)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _shelves(sizes: list[tuple[float, float]], width: float) -> float:
+    """The height of `sizes` shelf-packed within `width`."""
+    x = y = shelf = 0.0
+    for w, h in sizes:
+        if x > 0 and x + w > width + 0.01:
+            x, y, shelf = 0.0, y + shelf + GAP, 0.0
+        x += w + GAP
+        shelf = max(shelf, h)
+    return y + shelf
+
+
+def _left(group: PlaceDrawing) -> float:
+    xs = [p.x for p in group.pictures] + [t.x - (t.size * 0.3 * len(t.text) if t.anchor == "middle" else 0)
+                                          for t in group.tags]
+    return min(xs, default=0.0)
+
+
+def _pack(groups: list[PlaceDrawing], width: float, top: float) -> float:
+    """Shelf-pack groups (each drawn from (0, 0)) left to right within `width`; returns the bottom."""
+    x = y = shelf = 0.0
+    y = top
+    for group in groups:
+        if x > 0 and x + group.w > width + 0.01:
+            x, y, shelf = 0.0, y + shelf + GAP, 0.0
+        group.moved(x, y)
+        x += group.w + GAP
+        shelf = max(shelf, group.h)
+    return y + shelf if groups else top
+
+
+class _Drawer:
+    """Draws one place as a group whose top-left corner is (0, 0)."""
+
+    def __init__(self, helpers: Helpers):
+        self.helpers = helpers
+        self.snapshot = helpers.snapshot
+        self.font = 10.0
+        self.labelled = False
+
+    def size(self, card: Card) -> tuple[float, float]:
+        size = self.snapshot.game.size_of(card.type)
+        return size.width_mm, size.height_mm
+
+    def face(self, card: Card) -> FaceImage:
+        return self.helpers.card(card.id).face
+
+    def back(self, card: Card) -> FaceImage:
+        deck = self.helpers.deck(self.snapshot.game.card_types[card.type].deck)
+        return deck.back or self.face(card)
+
+    def picture(self, card: Card, up: bool, x: float, y: float, **kw) -> Picture:
+        w, _ = self.size(card)
+        return Picture(self.face(card) if up else self.back(card), x, y, w, card=card.id if up else "", **kw)
+
+    def group(self, placed: Placed) -> PlaceDrawing:
+        label = label_of(self.snapshot, placed)
+        on_board = placed.area == "shared" and placed.place.on is not None
+        drawing = PlaceDrawing(placed.id, placed.kind, placed.seat, len(placed.cards), label, on_board)
+        kind = placed.kind
+        if kind == "deck":
+            self._pile(drawing, placed)
+        elif kind == "supply" or (kind == "pieces" and not placed.grid_rows):
+            self._stacks(drawing, placed, unlimited=placed.place.unlimited and kind == "supply")
+        elif kind == "hand":
+            self._fan(drawing, placed)
+        else:
+            self._spread(drawing, placed)
+        x0 = min(p.x for p in drawing.pictures)
+        y0 = min(p.y for p in drawing.pictures)
+        x1 = max(p.x + p.w for p in drawing.pictures)
+        y1 = max(p.y + p.h for p in drawing.pictures)
+        words = self.font
+        counts = [t for t in drawing.tags]
+        if counts:
+            y1 += words * 1.5
+        top = 0.0
+        if self.labelled and not on_board and kind != "board":
+            top = words * 1.5
+            word = "hand" if kind == "hand" and not placed.place.label else ""
+            drawing.tags.append(Tag(label, (x0 + x1) / 2, y0 - words * 0.45, words, bold=True, word=word))
+        width = max(x1 - x0, len(label) * words * 0.55 if self.labelled and not on_board else 0.0)
+        drawing.moved(-x0 + (width - (x1 - x0)) / 2, -y0 + top)
+        drawing.w, drawing.h = width, y1 - y0 + top
+        return drawing
+
+    def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float) -> None:
+        drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font))
+
+    def _pile(self, drawing: PlaceDrawing, placed: Placed) -> None:
+        """A pile: its back (or its top card, face up) with two more under it, and its size."""
+        top = placed.cards[0]
+        w, h = self.size(top)
+        step = w * 0.035
+        shown = min(PILE_SHOWN, len(placed.cards))
+        for i in range(shown - 1, -1, -1):
+            card = placed.cards[i]
+            up = placed.face_up and i == 0
+            drawing.pictures.append(self.picture(card if up else top, up, i * step, i * step, shadow=i == shown - 1))
+        self._count(drawing, f"×{len(placed.cards)}", (w + (shown - 1) * step) / 2, h + (shown - 1) * step)
+
+    def _stacks(self, drawing: PlaceDrawing, placed: Placed, unlimited: bool) -> None:
+        """Pieces: one small stack per different piece, with how many there are (∞: as many as needed)."""
+        place = placed.place
+        x = 0.0
+        different = placed.different
+        dx = place.spacing_mm[0] if place.spacing_mm else None
+        for card in different:
+            n = sum(1 for c in placed.cards if c.id == card.id)
+            w, h = self.size(card)
+            step = w * 0.06
+            shown = min(STACK_SHOWN, n)
+            for i in range(shown - 1, -1, -1):
+                drawing.pictures.append(self.picture(card, True, x + i * step, i * step, shadow=i == shown - 1))
+            if n > 1 or unlimited:
+                self._count(drawing, "∞" if unlimited else f"×{n}", x + (w + (shown - 1) * step) / 2,
+                            h + (shown - 1) * step)
+            x += dx if dx else w + (shown - 1) * step + max(NEAR, self.font * 2.2 if n > 1 else NEAR)
+
+    def _fan(self, drawing: PlaceDrawing, placed: Placed) -> None:
+        """A hand: its cards face up (the player's own view), fanned."""
+        n = len(placed.cards)
+        for i, card in enumerate(placed.cards):
+            w, _ = self.size(card)
+            turn = (i - (n - 1) / 2) * FAN_DEGREES
+            drawing.pictures.append(self.picture(card, True, i * w * 0.42, abs(turn) * w * 0.012,
+                                                 rotate=turn))
+
+    def _spread(self, drawing: PlaceDrawing, placed: Placed) -> None:
+        """A row, a grid, the cards in front of a player, a board: side by side as the set-up spaces them."""
+        place = placed.place
+        first = placed.cards[0]
+        w, h = self.size(first)
+        columns = len(placed.grid_rows[0]) if placed.grid_rows else (place.columns or len(placed.cards))
+        gap = NEAR if placed.kind != "board" else GAP
+        dx, dy = place.spacing_mm or (w + gap, h + gap)
+        if not place.spacing_mm and placed.kind == "cards":  # different things in front of a player
+            x = 0.0
+            for card, up in zip(placed.cards, placed.faces_up()):
+                drawing.pictures.append(self.picture(card, up, x, 0.0))
+                x += self.size(card)[0] + NEAR
+            return
+        for n, (card, up) in enumerate(zip(placed.cards, placed.faces_up())):
+            drawing.pictures.append(self.picture(card, up, (n % columns) * dx, (n // columns) * dy))

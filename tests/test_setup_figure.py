@@ -1,0 +1,151 @@
+"""Issue 27.2: the rulebook's set-up figure is drawn from the set-up data (`rb.setup_figure`), for the
+player count the rulebook shows, with the real pictures: its components read back from the HTML the
+stage lays out, and from the PDF, compared with `deal(...)`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from pypdf import PdfReader
+
+from cardgen.buildtypes import PAPER_SIZES, BuildOptions
+from cardgen.cardstage import draw_cards
+from cardgen.data.project import load_project
+from cardgen.data.setup import deal
+from cardgen.data.versions import load_game, resolve
+from cardgen.i18n.localise import localise
+from cardgen.pipeline import build
+from cardgen.rulebook import rulebook_html
+from cardgen.rulebook.cardpdf import faces_dir
+from cardgen.rulebook.helpers import FaceStore
+
+# each game's rulebook and the player count its set-up figure shows
+SHOWN = {"kings-blade": 2, "kings-guild": 2, "knightfall": 2, "one-true-king": 2, "way-of-the-blade": 4}
+PLACE = re.compile(r'<g class="setup-place" data-place="([^"]*)" data-kind="([^"]*)" data-seat="([^"]*)" '
+                   r'data-count="(\d+)">(.*)', re.S)
+
+
+def _snapshot(root: Path, game: str, lang: str | None = None):
+    project = load_project(root)
+    snapshot = resolve(project, load_game(project, game), None)
+    return project, localise(snapshot, lang) if lang else snapshot
+
+
+def _rulebook(root: Path, game: str, lang: str | None = None):
+    project, snapshot = _snapshot(root, game, lang)
+    rendered = draw_cards(project, snapshot, checks=False).faces()
+    html = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"]).html
+    return project, snapshot, rendered, html
+
+
+def _figure(html: str) -> tuple[int, int, str]:
+    [found] = re.findall(r'<figure class="setup-figure" data-players="(\d+)" data-seats="(\d+)".*?</figure>', html, re.S)
+    players, seats = (int(n) for n in found)
+    return players, seats, re.search(r'<figure class="setup-figure".*?</figure>', html, re.S).group(0)
+
+
+def drawn(figure: str) -> dict[tuple[str, int | None], tuple[str, int, list[str]]]:
+    """Each place the figure draws: (place, seat) -> (kind, components, face-up cards drawn)."""
+    return {(place, int(seat) if seat else None): (kind, int(count), re.findall(r'class="setup-card" data-card="([^"]+)"', body))
+            for part in figure.split('<g class="setup-place"')[1:]
+            for place, kind, seat, count, body in PLACE.findall('<g class="setup-place"' + part)}
+
+
+def dealt(snapshot, players: int, seats: int):
+    """The same, from `deal`: every place on the table (boxes hold what is not used)."""
+    table = deal(snapshot, players)
+    places = list(table.shared) + [p for s in table.seats[:seats] for p in s]
+    return {(p.id, p.seat): p for p in places if p.kind != "box" and p.cards}
+
+
+def shown_face_up(placed) -> list[str]:
+    """The cards a figure must show face up: every face-up card of a row, a hand, the cards in front
+    of a player or a board, a hand (as its player sees it); a pile its top card when face up; a supply or a stack each different piece."""
+    if placed.kind == "deck":
+        return [placed.cards[0].id] if placed.face_up else []
+    if placed.kind == "supply" or (placed.kind == "pieces" and not placed.grid_rows):
+        return [c.id for c in placed.different]
+    if placed.kind == "hand":  # as its player sees it
+        return [c.id for c in placed.cards]
+    return [c.id for c, up in zip(placed.cards, placed.faces_up()) if up]
+
+
+@pytest.mark.parametrize("game", sorted(SHOWN))
+def test_the_set_up_figure_draws_what_the_data_deals(game):
+    project, snapshot, rendered, html = _rulebook(ROOT, game)
+    players, seats, figure = _figure(html)
+    assert players == SHOWN[game] and seats == players  # every player's area
+    got, want = drawn(figure), dealt(snapshot, players, seats)
+    assert set(got) == set(want)
+    store = FaceStore(faces_dir(project))
+    for key, placed in want.items():
+        kind, count, cards = got[key]
+        assert (kind, count) == (placed.kind, len(placed.cards)), key
+        expected = shown_face_up(placed)
+        if placed.kind in ("supply", "pieces"):  # one small stack per different piece
+            assert list(dict.fromkeys(cards)) == expected, key
+        else:
+            assert cards == expected, key
+        for card_id in expected:  # the real rendered face
+            assert store.url(rendered.faces[card_id]) in figure
+    # face-down piles show their deck's back
+    for key, placed in want.items():
+        if placed.kind == "deck" and not placed.face_up:
+            back = rendered.backs[snapshot.game.card_types[placed.cards[0].type].deck]
+            assert store.url(back) in figure
+    # the words: one frame per player
+    for seat in range(players):
+        assert f">Player {seat + 1}<" in figure or f">Giocatore {seat + 1}<" in figure
+
+
+def test_the_hand_drawn_set_up_figures_are_gone():
+    templates = ROOT / "templates"
+    assert not (templates / "kings-blade/rulebook-figures.html.j2").read_text().count("macro setup(")
+    for game in SHOWN:
+        assert "rb.setup_figure(" in (templates / game / "rulebook.html.j2").read_text(), game
+
+
+def test_a_changed_set_up_changes_the_figure(project_copy):
+    """Five cards face up in the market and a hand of four: the figure follows the data."""
+    game = project_copy / "card_data/kings-blade/game.yml"
+    text = game.read_text(encoding="utf-8")
+    text = text.replace("      from: market\n      count: market_face_up\n", "      from: market\n      count: 5\n", 1)
+    text = text.replace("      from: mine\n      count: starting_hand\n", "      from: mine\n      count: 4\n", 1)
+    game.write_text(text, encoding="utf-8")
+    _, snapshot, _, html = _rulebook(project_copy, "kings-blade")
+    got = drawn(_figure(html)[2])
+    assert got[("market-row", None)][:2] == ("row", 5) and len(got[("market-row", None)][2]) == 5
+    assert got[("storage", 0)][:2] == ("hand", 4) and got[("storage", 1)][:2] == ("hand", 4)
+    assert got[("mine", None)][1] == 60 - 2 * 4
+
+
+def test_the_figure_speaks_the_build_language():
+    """The King's Blade in Dutch: the players' frames, the hand and the caption in Dutch, the places'
+    labels from the game's own catalog."""
+    _, snapshot, _, html = _rulebook(ROOT, "kings-blade", "nl")
+    figure = _figure(html)[2]
+    assert ">Speler 1<" in figure and ">Speler 2<" in figure and ">Player" not in figure
+    assert "De opzet voor 2 spelers." in figure
+    labels = re.findall(r'font-weight="bold"[^>]*>([^<]+)</text>', figure)
+    assert snapshot.setup.shared[0].label in labels  # the market's label, as the Dutch catalog gives it
+    assert "Market" not in labels
+
+
+def test_the_pdf_shows_the_set_up(tmp_path):
+    """Through the pipeline: the set-up page of The King's Blade prints the players' frames and the
+    caption, and the figure's cards are real card pictures in the PDF (not placeholders)."""
+    project, snapshot = _snapshot(ROOT, "kings-blade")
+    result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, notes=False,
+                                                   out_dir=tmp_path))
+    [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(output.path).pages]
+    [page] = [n for n, text in enumerate(pages) if "The set-up for 2 players." in text]
+    assert "Player 1" in pages[page] and "Player 2" in pages[page]
+    reader = PdfReader(output.path)
+    xobjects = reader.pages[page]["/Resources"].get("/XObject") or {}
+    table = deal(snapshot, 2)
+    shown = sum(len(p.cards) for p in table.places() if p.kind in ("row", "cards", "hand"))
+    assert len(xobjects) >= shown  # at least one drawing per card shown
