@@ -20,13 +20,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
 
-if TYPE_CHECKING:
-    from .helpers import FaceImage, Helpers
+# a face as the rulebook's helpers picture it (helpers.FaceImage); named here without importing
+# the helpers, which import this module to lay a set-up out
+FaceImage = Any
+
+
+class Helpers(Protocol):
+    """What the set-up figure needs of the rulebook's helpers (`rb`)."""
+
+    snapshot: Snapshot
+
+    def card(self, card_id: str) -> Any: ...
+
+    def deck(self, deck_id: str) -> Any: ...
 
 GAP = 12.0  # mm between the groups of the table, at the table's own scale
 NEAR = 5.0  # mm between the components of one group
