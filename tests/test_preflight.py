@@ -121,7 +121,7 @@ def test_backs_have_no_frame_no_upside_down_name_and_no_format_name(rendered, fo
                     assert s.width < 0.6 * w or s.height < 0.6 * h, (game, deck_id, s.box)
 
 
-def test_one_effect_text_size_per_card_and_crucible_title_on_one_line(rendered, fonts):
+def test_one_effect_text_size_per_card_and_crucible_title_at_full_size(rendered, fonts):
     sizes_seen = set()
     for version in ("1", "2", "3", "3.1"):
         snapshot, result = rendered[("kings-blade", version)]
@@ -139,8 +139,13 @@ def test_one_effect_text_size_per_card_and_crucible_title_on_one_line(rendered, 
     assert snapshot.card("crucible").name == "Philosopher's Crucible"
     shapes = read_shapes(result.faces["crucible"].svg, fonts)
     title = next(s for s in shapes if s.kind == "text" and "Crucible" in s.text)
-    assert title.height < 1.2 * title.font_size  # one line: ink no taller than one em and a bit
-    assert title.font_size >= 2.6
+    short = next(s for s in read_shapes(result.faces["katana-hilt"].svg, fonts)
+                 if s.kind == "text" and s.text == "Katana Hilt")
+    # a long name takes two lines at the title's own size instead of shrinking (issue 22: no
+    # title below 85 %), and stays in the header band beside the cost disc
+    assert 0.85 * short.font_size <= title.font_size <= short.font_size
+    assert 1.2 * title.font_size < title.height < 2.6 * title.font_size
+    assert title.box[3] <= short.box[3] + 1.3 * title.font_size
 
 
 def test_every_sword_part_has_art_of_its_own_and_v3_art_is_plainly_visible(rendered):

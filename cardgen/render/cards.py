@@ -174,11 +174,14 @@ class CardRenderer:
 
     def stack_rows(self, items: list, w: float, h: float, *, size: float, min_size: float | None = None,
                    pad: float = 0.8, min_row: float = 0.0, font: str = "body", bold: bool = False,
-                   italic: bool = False, line_height: float = 1.15) -> dict[str, Any]:
+                   italic: bool = False, line_height: float = 1.15, warn: bool = True) -> dict[str, Any]:
         """Rows of text stacked in at most `h` mm, all at ONE size: the largest at which every row,
         `w` wide, fits with `pad` above and below it (and at least `min_row` tall). A card's rows
         set this way read as one text, where separately fitted boxes each pick a size of their
-        own. Returns {"size": s, "heights": [row heights], "height": their sum}."""
+        own. Returns {"size": s, "heights": [row heights], "height": their sum}.
+
+        `warn=False` for a template that only measures (how tall a name would be on one line):
+        the text it then prints is fitted, and warned about, by the box that prints it."""
         family = self.game.file.fonts.title if font == "title" else self.game.file.fonts.body
         runs = [self._runs(item, bold, italic) for item in items]
         for s in textfit._candidate_sizes(size, min_size or size):
@@ -189,7 +192,8 @@ class CardRenderer:
             if sum(heights) <= h + textfit.EPSILON and not any(lay.overflow for lay in layouts):
                 break
         else:
-            self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm", runs, items)
+            if warn:
+                self._warn(f"{len(items)} rows do not fit their {h:g} mm even at {s:g} mm", runs, items)
         return {"size": s, "heights": heights, "height": sum(heights)}
 
     def effect_runs(self, effect) -> list:
