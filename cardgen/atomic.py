@@ -56,3 +56,20 @@ def write_bytes(target: Path | str, data: bytes) -> None:
 
 def write_text(target: Path | str, text: str) -> None:
     write_bytes(target, text.encode("utf-8"))
+
+
+def write_if_changed(target: Path | str, data: bytes) -> bool:
+    """Atomically write `data` unless the file already holds exactly it; True if written.
+
+    A file left as it was in a folder an older cardgen built holds what cardgen writes, so it
+    is recorded as cardgen's (`outputs.OutputFolder.adopt_unchanged`)."""
+    from .outputs import folder_for
+
+    target = Path(target)
+    if target.is_file() and target.read_bytes() == data:
+        out = folder_for(target)
+        if out is not None:
+            out.adopt_unchanged(target)
+        return False
+    write_bytes(target, data)
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -90,7 +91,25 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
+_interrupted = False  # Ctrl-C came: whatever error it caused on its way (a pool broken meanwhile), it is that
+
+
+def _on_sigint(signum, frame) -> None:
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
+def _interrupted_exit() -> None:
+    click.echo("interrupted", err=True)
+    sys.exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
+    global _interrupted
+    _interrupted = False
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where the caller chose its own
+        signal.signal(signal.SIGINT, _on_sigint)
     try:
         code = cli.main(args=argv, prog_name="cardgen", standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)
@@ -103,6 +122,8 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(2)
     except CardgenError as exc:
+        if _interrupted:  # e.g. a worker lost while the command stopped: the user's Ctrl-C, not an error
+            _interrupted_exit()
         for line in exc.report_lines():
             click.echo(line, err=True)
         sys.exit(exc.exit_code)
@@ -110,6 +131,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug in cardgen, not in the user's data, unless _one_line knows it
+        if _interrupted:
+            _interrupted_exit()
         known = _one_line(exc)
         if known is not None and not os.environ.get("CARDGEN_DEBUG"):
             click.echo(f"error: {known[0]}", err=True)

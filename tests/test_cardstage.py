@@ -9,8 +9,10 @@ all three report the same findings, preflight included, because all three run
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import importlib.util
+import pickle
 from pathlib import Path
 
 import pytest
@@ -140,6 +142,9 @@ def test_the_snapshot_is_frozen_plain_data_with_one_language_name(dutch):
         snapshot.translation = None  # type: ignore[misc]
     with pytest.raises(TypeError):
         snapshot.translation.messages["Forge"] = ("x",)  # type: ignore[index]
+    # plain data: it goes to worker processes and is copied whole
+    assert pickle.loads(pickle.dumps(snapshot)).translation == snapshot.translation
+    assert copy.deepcopy(snapshot).translation.messages == snapshot.translation.messages
 
 
 def test_missing_translations_are_returned_not_written_into_the_snapshot(dutch):

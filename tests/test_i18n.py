@@ -270,7 +270,7 @@ PHRASES = [
     ("Discarded metal goes face down under the mine", "Afgelegd metaal gaat gedekt onder de mijn"),
     ("The player with the most sword points wins.", "De speler met de meeste zwaardpunten wint."),
     ("Player 1", "Speler 1"),  # the set-up figure's words: cardgen's own catalog
-    ("The set-up for 2 players.", "De opzet voor 2 spelers."),
+    ("The set-up for 4 players.", "De opzet voor 4 spelers."),
     ("Blade cards (6)", "Klingkaarten (6)"),
     ("Sword points: 3; Metals needed: 4", "Zwaardpunten: 3; Benodigde metalen: 4"),
     ("[Orcish Steel] +1 sword point", "[Orkenstaal] +1 zwaardpunt"),

@@ -277,7 +277,9 @@ def test_ctrl_c_while_the_workers_start_is_one_line(small, tmp_path):
         [sys.executable, str(script), "--project", str(small), "build", *GAME, "--jobs", "2", "--paper", "a4",
          "--out", str(out)],
         capture_output=True, text=True, timeout=300, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "CARDGEN_TEST_MARK": str(mark)})
+        # a cache of its own: faces another test rasterised would be published before Ctrl-C
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CARDGEN_TEST_MARK": str(mark),
+             "CARDGEN_CACHE_DIR": str(tmp_path / "cache")})
     assert len(list(mark.iterdir())) == 2  # both workers were starting when Ctrl-C came
     assert (proc.returncode, proc.stderr.strip()) == (130, "interrupted"), proc.stderr
     assert not [p for p in out.rglob("*") if p.suffix in (".tmp", ".pdf", ".png", ".svg")]  # nothing half-written

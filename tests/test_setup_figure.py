@@ -23,7 +23,7 @@ from cardgen.rulebook.cardpdf import faces_dir
 from cardgen.rulebook.helpers import FaceStore
 
 # each game's rulebook and the player count its set-up figure shows
-SHOWN = {"kings-blade": 2, "kings-guild": 2, "knightfall": 2, "one-true-king": 2, "way-of-the-blade": 4}
+SHOWN = {"kings-blade": 4, "kings-guild": 2, "knightfall": 2, "one-true-king": 2, "way-of-the-blade": 4}
 PLACE = re.compile(r'<g class="setup-place" data-place="([^"]*)" data-kind="([^"]*)" data-seat="([^"]*)" '
                    r'data-count="(\d+)">(.*)', re.S)
 
@@ -119,7 +119,7 @@ def test_a_changed_set_up_changes_the_figure(project_copy):
     got = drawn(_figure(html)[2])
     assert got[("market-row", None)][:2] == ("row", 5) and len(got[("market-row", None)][2]) == 5
     assert got[("storage", 0)][:2] == ("hand", 4) and got[("storage", 1)][:2] == ("hand", 4)
-    assert got[("mine", None)][1] == 60 - 2 * 4
+    assert got[("mine", None)][1] == 60 - 4 * 4  # four players, four metals each
 
 
 def test_the_figure_speaks_the_build_language():
@@ -128,7 +128,7 @@ def test_the_figure_speaks_the_build_language():
     _, snapshot, _, html = _rulebook(ROOT, "kings-blade", "nl")
     figure = _figure(html)[2]
     assert ">Speler 1<" in figure and ">Speler 2<" in figure and ">Player" not in figure
-    assert "De opzet voor 2 spelers." in figure
+    assert "De opzet voor 4 spelers." in figure
     labels = re.findall(r'font-weight="bold"[^>]*>([^<]+)</text>', figure)
     assert snapshot.setup.shared[0].label in labels  # the market's label, as the Dutch catalog gives it
     assert "Market" not in labels
@@ -142,10 +142,10 @@ def test_the_pdf_shows_the_set_up(tmp_path):
                                                    out_dir=tmp_path))
     [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
     pages = [" ".join(p.extract_text().split()) for p in PdfReader(output.path).pages]
-    [page] = [n for n, text in enumerate(pages) if "The set-up for 2 players." in text]
-    assert "Player 1" in pages[page] and "Player 2" in pages[page]
+    [page] = [n for n, text in enumerate(pages) if "The set-up for 4 players." in text]
+    assert all(f"Player {n}" in pages[page] for n in (1, 2, 3, 4))
     reader = PdfReader(output.path)
     xobjects = reader.pages[page]["/Resources"].get("/XObject") or {}
-    table = deal(snapshot, 2)
+    table = deal(snapshot, 4)
     shown = sum(len(p.cards) for p in table.places() if p.kind in ("row", "cards", "hand"))
     assert len(xobjects) >= shown  # at least one drawing per card shown

@@ -19,7 +19,6 @@ import gettext as _gettext
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 
 from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
@@ -42,8 +41,27 @@ def _plural_rule(expression: str) -> Callable[[int], int]:
     return _gettext.c2py(expression)
 
 
+class _ReadOnly(dict):
+    """A dict nobody may change (a Translation's tables), which still pickles and copies (a
+    snapshot goes to worker processes and is deep-copied)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a Translation is read-only")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return _ReadOnly, (dict(self),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 def _frozen(mapping: Mapping) -> Mapping:
-    return MappingProxyType(dict(mapping))
+    return _ReadOnly(mapping)
 
 
 @dataclass(frozen=True)
@@ -57,10 +75,10 @@ class Translation:
     lang: str
     source_lang: str
     domains: frozenset[str]
-    messages: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
-    plurals: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # msgid -> Plural-Forms
-    origins: Mapping[str, Loc] = field(default_factory=lambda: MappingProxyType({}))  # msgid -> catalog entry
-    missing: Mapping[str, Loc | None] = field(default_factory=lambda: MappingProxyType({}))
+    messages: Mapping[str, tuple[str, ...]] = field(default_factory=_ReadOnly)
+    plurals: Mapping[str, str] = field(default_factory=_ReadOnly)  # msgid -> Plural-Forms
+    origins: Mapping[str, Loc] = field(default_factory=_ReadOnly)  # msgid -> catalog entry
+    missing: Mapping[str, Loc | None] = field(default_factory=_ReadOnly)
 
     @property
     def is_source(self) -> bool:

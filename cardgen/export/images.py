@@ -113,10 +113,7 @@ def png_bytes(image: Image.Image, dpi: int = 300) -> bytes:
 
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Atomically write `data` unless the file already holds exactly it; True if written."""
-    if path.is_file() and path.read_bytes() == data:
-        return False
-    atomic.write_bytes(path, data)
-    return True
+    return atomic.write_if_changed(path, data)
 
 
 def remove_stale(folder: Path, keep: set[str], owned: Callable[[str], bool]) -> None:

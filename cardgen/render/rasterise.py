@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import cast
 
 from .. import cache as cache_mod
-from ..atomic import write_text
+from ..atomic import write_if_changed
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
 from ..data.project import Project
 from ..errors import CardgenError, RasterError
@@ -115,8 +115,7 @@ class Rasteriser:
         for key, ff in sorted(files.items()):
             svg_path = names.face_svg(key)
             wanted_svg.add(svg_path.name)
-            if not svg_path.is_file() or svg_path.read_text(encoding="utf-8") != ff.face.svg:
-                write_text(svg_path, ff.face.svg)
+            write_if_changed(svg_path, ff.face.svg.encode("utf-8"))
             if ff.png is not None:
                 png_path = names.face_png(key)
                 wanted_png.add(png_path.name)

@@ -460,10 +460,11 @@ class Helpers:
     # the set-up
 
     def setup_layout(self, players: int, seats: int | None = None, width: float = 170,
-                     max_height: float = 200) -> Any:
+                     max_height: float = 200, aspect: float = 1.5) -> Any:
         """The game's set-up dealt for `players` (game.yml `setup:`) and laid out with the real
         pictures, for `rb.setup_figure` to draw (setupfig.py); `seats` draws only the first
-        players' areas; its words are sized for a figure at most `width` x `max_height` mm. A player count the game does not allow, or a set-up that cannot be dealt,
+        players' areas; its words are sized for a figure at most `width` x `max_height` mm, and
+        its parts packed so that its width over its height comes near `aspect`. A player count the game does not allow, or a set-up that cannot be dealt,
         stops the build."""
         from ..data.setup import SetupError, allowed_players
         from .setupfig import lay_out
@@ -473,7 +474,7 @@ class Helpers:
             raise RulebookError(f"setup_figure({players!r}): {self.snapshot.game.name} is played by "
                                 f"{allowed.start}-{allowed.stop - 1} players")
         try:
-            return lay_out(self, players, seats, width, max_height)
+            return lay_out(self, players, seats, width, max_height, aspect)
         except SetupError as exc:
             raise RulebookError(f"setup_figure({players}): {exc.message}") from None
 

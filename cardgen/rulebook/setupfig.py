@@ -20,13 +20,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ..data.setup import Placed, Table, deal
 from ..data.snapshot import Card, Snapshot
 
-if TYPE_CHECKING:
-    from .helpers import FaceImage, Helpers
+# a face as the rulebook's helpers picture it (helpers.FaceImage); named here without importing
+# the helpers, which import this module to lay a set-up out
+FaceImage = Any
+
+
+class Helpers(Protocol):
+    """What the set-up figure needs of the rulebook's helpers (`rb`)."""
+
+    snapshot: Snapshot
+
+    def card(self, card_id: str) -> Any: ...
+
+    def deck(self, deck_id: str) -> Any: ...
 
 GAP = 12.0  # mm between the groups of the table, at the table's own scale
 NEAR = 5.0  # mm between the components of one group
@@ -139,9 +150,10 @@ def label_of(snapshot: Snapshot, placed: Placed) -> str:
 
 
 def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width: float = PAGE_MM,
-            max_height: float = 200.0) -> SetupFigure:
+            max_height: float = 200.0, aspect: float = ASPECT) -> SetupFigure:
     """The set-up dealt for `players` and laid out; `seats` draws only the first players' areas.
-    The words are sized for a figure drawn at most `page_width` x `max_height` mm on the page."""
+    The words are sized for a figure drawn at most `page_width` x `max_height` mm on the page;
+    the groups are packed so that the figure's width over its height comes near `aspect`."""
     snapshot = helpers.snapshot
     table = deal(snapshot, players)
     shown = list(range(players if seats is None else max(1, min(seats, players))))
@@ -152,7 +164,7 @@ def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width
     on_board = [(p, g) for p in table.shared if (g := shared.get(p.id)) and p.place.on in boards]
     seat_groups = [[drawer.group(p) for p in table.seats[s] if p.kind != "box" and p.cards] for s in shown]
     # the figure's width: the widest group, or wider when the table is large, so it comes out landscape
-    width, height = _best_width(free, seat_groups)
+    width, height = _best_width(free, seat_groups, aspect)
     page = min(page_width, max_height * width / max(height, 1.0))  # the figure's width on the page
     font = width * WORDS_MM / page
     drawer.font = font
@@ -162,7 +174,7 @@ def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width
     free = [g for p in table.shared if (g := shared.get(p.id)) and p.place.on not in boards]
     on_board = [(p, g) for p in table.shared if (g := shared.get(p.id)) and p.place.on in boards]
     seat_groups = [[drawer.group(p) for p in table.seats[s] if p.kind != "box" and p.cards] for s in shown]
-    width = max(width, _best_width(free, seat_groups)[0])  # the words take room too
+    width = max(width, _best_width(free, seat_groups, aspect)[0])  # the words take room too
     places: list[PlaceDrawing] = []
     y = _pack(free, width, 0.0)
     places += free
@@ -200,8 +212,9 @@ def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width
     return SetupFigure(players, max(width, right), max(height, 1.0), font, places, frames, shown, table)
 
 
-def _best_width(free: list[PlaceDrawing], seat_groups: list[list[PlaceDrawing]]) -> tuple[float, float]:
-    """The packing width (and the height it gives) whose shape comes nearest to ASPECT, from the
+def _best_width(free: list[PlaceDrawing], seat_groups: list[list[PlaceDrawing]],
+                aspect: float) -> tuple[float, float]:
+    """The packing width (and the height it gives) whose shape comes nearest to `aspect`, from the
     widest group up to everything in one row; sizes before labels, with room for them."""
     seats = [(sum(g.w + GAP for g in groups) + GAP, max((g.h for g in groups), default=0.0) + 3 * GAP)
              for groups in seat_groups]
@@ -213,7 +226,7 @@ def _best_width(free: list[PlaceDrawing], seat_groups: list[list[PlaceDrawing]])
     for i in range(steps + 1):
         width = widest + (everything - widest) * i / steps
         height = _shelves(shared, width) + GAP + _shelves(seats, width)
-        miss = abs(math.log(width / height / ASPECT))
+        miss = abs(math.log(width / height / aspect))
         if best is None or miss < best[0] - 1e-9:
             best = (miss, width, height)
     assert best is not None
