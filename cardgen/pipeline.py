@@ -34,6 +34,10 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     preload = RASTER_PRELOAD + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
     workers = drawing_workers(project, options.workers, preload)
     if not BuildFiles(out_dir).built_before():
+        # the PDF stack first: pikepdf (nanobind) aborts the process, printing a traceback, when
+        # Ctrl-C lands in its import, and a Ctrl-C while the workers start would often land there
+        import pikepdf  # noqa: F401
+
         workers.start()
     return workers
 

@@ -21,7 +21,8 @@ from ..words import counted
 
 CONNECT_TIMEOUT = 10  # seconds to reach a Dask scheduler
 STEPS = 4  # the search looks at a trial's figures after each quarter of its games (pruning)
-CHUNKS = 4  # chunks per step and worker: small enough that the workers finish a trial together
+CHUNKS = 2  # chunks per step and worker: the workers finish a trial nearly together, and each
+# chunk (a game's tenth of a second or more) outweighs its trip to a worker and back
 
 
 def chunks(games: int, workers: int = 1) -> list[list[tuple[int, int]]]:

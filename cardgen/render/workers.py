@@ -35,6 +35,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import process as futures_process
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -239,8 +240,17 @@ class QuietPool(ProcessPoolExecutor):
         method = start_method()
         if method == "forkserver":
             _start_fork_server(preload)
-        super().__init__(max_workers=count, mp_context=multiprocessing.get_context(method),
-                         initializer=initializer, initargs=initargs)
+        # a worker that finishes a job takes the next from a queue this process's manager thread
+        # refills; Python keeps one job there for the whole pool, so on a busy machine a worker
+        # waited for this process to be scheduled. One waiting job per worker: none waits, and
+        # a cancelled map (a pruned trial) loses at most that one job per worker.
+        extra = futures_process.EXTRA_QUEUED_CALLS  # read by __init__ only
+        futures_process.EXTRA_QUEUED_CALLS = count  # type: ignore[misc]  # Final in typeshed, a plain global
+        try:
+            super().__init__(max_workers=count, mp_context=multiprocessing.get_context(method),
+                             initializer=initializer, initargs=initargs)
+        finally:
+            futures_process.EXTRA_QUEUED_CALLS = extra  # type: ignore[misc]
 
     def submit(self, fn, /, *args, **kwargs):
         with _sigint_blocked():
