@@ -346,7 +346,9 @@ def test_card_pictures_in_the_pdf_are_the_printed_cards_stored_once(built):
     shown = set(re.findall(r'href="cardgen-face:([0-9a-f]{64})"', doc.html))
     uses = len(re.findall(r'href="cardgen-face:[0-9a-f]{64}"', doc.html))
     decks = [d for d in snapshot.game.decks if snapshot.deck_size(d)]  # the components gallery: one picture each
-    assert len(shown) == 28 and uses == 58 + len(decks) == 62  # 30 cards, 4 metals, backs... drawn 62 times
+    # 30 cards, 4 metals, backs... drawn 77 times; the set-up figure draws 30 of them: two piles of three
+    # backs, the market row's 4, and each of 4 players' forge token, blade and 3 metals
+    assert len(shown) == 28 and uses == 73 + len(decks) == 77
     card_pdfs = {ff.face.digest: ff.pdf for ff in result.files.values()}
     with pikepdf.open(out / "rulebook-a4.pdf") as pdf:
         objects = [o for o in pdf.objects if isinstance(o, pikepdf.Stream)]
