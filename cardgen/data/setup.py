@@ -152,9 +152,12 @@ def _place_id(wanted: str, taken: list[SetupPlace]) -> str:
 
 
 def active_places(snapshot: Snapshot, setup: Setup) -> dict[str, list[SetupPlace]]:
-    """The places this version uses: a place of a deck the version lists in `unused_decks` (and
-    every place dealt from one) is left out."""
-    unused = set(snapshot.unused_decks)
+    """The places this version uses: a place of a deck the version lists in `unused_decks`, or
+    of a deck with no card printed in this version (the validator warns of that deck: `empty-deck`),
+    is left out, and every place dealt from one."""
+    printed = {snapshot.game.card_types[c.type].deck for c in snapshot.cards
+               if c.count > 0 and c.type in snapshot.game.card_types}
+    unused = set(snapshot.unused_decks) | (set(snapshot.game.decks) - printed)
     types_of = {tid: t.deck for tid, t in snapshot.game.card_types.items()}
     dropped: set[str] = set()
     result: dict[str, list[SetupPlace]] = {}
