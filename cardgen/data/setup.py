@@ -498,3 +498,16 @@ def _setup_loc(snapshot: Snapshot) -> Loc:
     first = next(iter(snapshot.setup_locs.values()), None)
     return snapshot.game.source.loc("setup") if first is None else first
 
+
+def label_of(snapshot: Snapshot, placed: Placed) -> str:
+    """A dealt place's name, in the build's language (the rulebook's figure and the virtual table
+    both print it): its own label, else its deck's name, else its component's."""
+    if placed.place.label:
+        return placed.place.label
+    cards = placed.different
+    decks = {snapshot.game.card_types[c.type].deck for c in cards}
+    if placed.place.deck or len(decks) == 1:
+        return snapshot.game.decks[placed.place.deck or next(iter(decks))].name
+    if len(cards) == 1:
+        return cards[0].name
+    return snapshot.game.card_types[cards[0].type].label if cards else placed.id

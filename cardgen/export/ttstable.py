@@ -31,7 +31,7 @@ from typing import Any
 
 from ..buildtypes import Progress, RenderedSet
 from ..data.project import Project
-from ..data.setup import Placed, Table, deal
+from ..data.setup import Placed, Table, deal, label_of
 from ..data.snapshot import Card, Snapshot
 from ..files import tts_table, tts_table_owned, tts_table_rulebook, tts_table_thumbnail
 from ..i18n import own
@@ -123,19 +123,6 @@ def size_of(snapshot: Snapshot, card: Card) -> tuple[float, float]:
 def component(snapshot: Snapshot, card: Card) -> str:
     return snapshot.game.card_types[card.type].component
 
-
-def label_of(snapshot: Snapshot, placed: Placed) -> str:
-    """The place's name: its own label, else its deck's name, else its component's."""
-    if placed.place.label:
-        return placed.place.label
-    cards = placed.different
-    decks = {snapshot.game.card_types[c.type].deck for c in cards}
-    if placed.place.deck or len(decks) == 1:
-        deck = placed.place.deck or next(iter(decks))
-        return snapshot.game.decks[deck].name
-    if len(cards) == 1:
-        return cards[0].name
-    return snapshot.game.card_types[cards[0].type].label if cards else placed.id
 
 
 def _group(snapshot: Snapshot, placed: Placed) -> list[Item]:

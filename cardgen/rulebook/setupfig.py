@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..data.setup import Placed, Table, deal
+from ..data.setup import Placed, Table, deal, label_of
 from ..data.snapshot import Card, Snapshot
 
 # a face as the rulebook's helpers picture it (helpers.FaceImage); named here without importing
@@ -135,18 +135,6 @@ class SetupFigure:
         """The width (page mm) at which the figure fits `max_width` x `max_height`."""
         return min(max_width, max_height * self.width / self.height)
 
-
-def label_of(snapshot: Snapshot, placed: Placed) -> str:
-    """The place's name, in the build's language: its own label, else its deck's, else its component's."""
-    if placed.place.label:
-        return placed.place.label
-    cards = placed.different
-    decks = {snapshot.game.card_types[c.type].deck for c in cards}
-    if placed.place.deck or len(decks) == 1:
-        return snapshot.game.decks[placed.place.deck or next(iter(decks))].name
-    if len(cards) == 1:
-        return cards[0].name
-    return snapshot.game.card_types[cards[0].type].label if cards else placed.id
 
 
 def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width: float = PAGE_MM,
