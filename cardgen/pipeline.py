@@ -21,6 +21,7 @@ from .files import BuildFiles, of_snapshot
 from .outputs import open_output
 from .render.rasterise import Rasteriser
 from .render.workers import RASTER_PRELOAD, Workers, drawing_workers
+from .words import counted
 
 
 def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_dir: Path) -> Workers:
@@ -148,6 +149,20 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, wo
                 result.outputs += notes.finish(files)
             result.timings += notes.timings
     result.remarks += [f"{o.path.name}: {w}" for o in result.outputs for w in o.warnings]
+    result.remarks += _untranslated(snapshot, [rulebooks, booklets, notes])
     result.shrunk = dict(rendered.shrunk)
     manifest.forget_missing()
     manifest.save()
+
+
+def _untranslated(snapshot: Snapshot, documents: list) -> list[str]:
+    """The remark for the rulebook templates' strings the language's catalogs lack (the card
+    templates' are the card stage's findings; the data's, the validator's, at their file:line)."""
+    data = snapshot.translation.missing if snapshot.translation is not None else {}
+    missing = [m for m in dict.fromkeys(m for d in documents if d is not None for m in d.missing) if m not in data]
+    if not missing:
+        return []
+    shown = "; ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in missing[:5])
+    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    return [f"{counted(len(missing), 'rulebook template string')} not translated into '{snapshot.language}', "
+            f"printed in the source language: {shown}{more} (see `cardgen i18n status`)"]

@@ -93,6 +93,24 @@ def test_a_language_without_a_rulebook_catalog_builds_its_cards_and_says_why(pro
     assert (out / "sheets-a4-duplex.pdf").is_file() and not (out / "rulebook-a4.pdf").exists()
 
 
+def test_a_rulebook_string_the_catalog_lacks_is_said_once_and_printed_in_english(project_copy, cli):
+    """The rulebook's templates are translated apart from the cards: a sentence the Dutch catalog
+    lacks prints in English, and the build says which (the card stage reports only the cards')."""
+    template = project_copy / "templates" / "kings-blade" / "rulebook.html.j2"
+    text = template.read_text(encoding="utf-8")
+    anchor = "<h2>{% trans %}Objective{% endtrans %}</h2>"
+    template.write_text(text.replace(anchor, "<p>{% trans %}A sentence no catalog has yet{% endtrans %}</p>\n"
+                                     + anchor, 1), encoding="utf-8")
+    result = cli("build", "--version", "3.1", "--lang", "nl", "--paper", "a4", "--no-png", cwd=project_copy)
+    assert result.code == 0, result.err
+    said = [ln for ln in result.err.splitlines() if "not translated into 'nl'" in ln]
+    assert said == ["warning: 1 rulebook template string not translated into 'nl', printed in the source "
+                    "language: 'A sentence no catalog has yet' (see `cardgen i18n status`)"], result.err
+    pdf = project_copy / "build" / "kings-blade" / "3.1" / "nl" / "rulebook-a4.pdf"
+    assert "A sentence no catalog has yet" in subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
+                                                             text=True, check=True).stdout
+
+
 def _fit_count(out: str) -> int:
     line = next(ln for ln in out.splitlines() if ln.startswith("text fit"))
     return int(line.split(": ")[1].split(" of ")[0])

@@ -45,6 +45,7 @@ class RulebookDocument:
     template_path: Path  # the entry template
     html: str
     base_url: str  # relative URLs in the HTML resolve against the game's template folder
+    missing: tuple[str, ...] = ()  # the strings the language's catalogs lacked, printed in the source language
 
 
 @dataclass
@@ -77,7 +78,8 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(faces_dir(project))
     env = template_environment(project, snapshot.game.id)  # sandboxed, and never leaves the template folders
-    RulebookWords(translator_of(snapshot)).install(env)  # the game's words, then cardgen's own
+    words = translator_of(snapshot)
+    RulebookWords(words).install(env)  # the game's words, then cardgen's own
     env.globals.update(Helpers(project, snapshot, rendered, store).globals())
     env.globals.update(
         contents=contents,
@@ -105,7 +107,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
                          _where(exc.__traceback__, project, path)) from None
-    return RulebookDocument(path, fill_contents(text), game_dir.as_uri() + "/")
+    return RulebookDocument(path, fill_contents(text), game_dir.as_uri() + "/", tuple(words.missing))
 
 
 def contents(levels: tuple[int, ...] = (2, 3)) -> Markup:

@@ -73,6 +73,7 @@ class PendingPdfs:
         self.fresh: dict[str, Output] = {}
         self.layouts: dict[str, _Layout] = {}
         self.html: dict[str, str] = {}  # each paper's HTML, up to date or not
+        self.missing: dict[str, None] = {}  # strings the catalogs lacked, in the order first met
         self.timings: list[Timing] = []  # complete once finish() returns
 
     def up_to_date(self, paper: str, out: Path, html_s: float) -> None:
@@ -129,6 +130,7 @@ def start_papers(project: Project, snapshot: Snapshot, rendered: RenderedSet, do
     for paper in papers:
         doc = rulebook_html(project, snapshot, rendered, document.template, document.page(paper), extra=extra)
         pending.html[paper] = doc.html
+        pending.missing.update(dict.fromkeys(doc.missing))
         out = out_dir / document.file(paper)
         inputs = paper_inputs(project, document, paper, doc.html, templates)
         html_s = time.perf_counter() - started
