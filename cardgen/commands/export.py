@@ -111,9 +111,8 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     from ..buildtypes import BuildOptions
     from ..data.setup import allowed_players, check_players
     from ..export.install import folder_name
-    from ..export.ttstable import export_table, install_table, saves_dir
+    from ..export.ttstable import export_table, install_table, saves_dir, write_table_images
     from ..pipeline import build
-    from ..render.workers import drawing_workers
 
     project, snapshot = snapshot_from(ctx, game, version, lang)
     counts = list(allowed_players(snapshot)) if players is None else [players]
@@ -131,10 +130,12 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
         if not rulebook.is_file():  # a language without the rulebook's words: the build said so
             rulebook = None
     written = []
-    with open_output(project, out, "export tts --table", force=force), drawing_workers(project, jobs) as pool:
-        for n in counts:  # every player count's images in the same worker processes
-            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook, workers=pool,
-                                        progress=progress_for(quiet)))
+    with open_output(project, out, "export tts --table", force=force):
+        # the deck sheets and piece images are the same for every player count: rasterised once
+        images = write_table_images(project, snapshot, rendered, out, workers=jobs, progress=progress_for(quiet))
+        for n in counts:
+            written.append(export_table(project, snapshot, rendered, n, out, url_in(out), rulebook=rulebook,
+                                        written=images))
     target = None
     if install:
         target = saves_dir() / folder_name(snapshot.game.name)

@@ -302,11 +302,16 @@ def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedS
 
 def export_table(project: Project, snapshot: Snapshot, rendered: RenderedSet, players: int, out_dir: Path,
                  url_for: Callable[[str], str], *, rulebook: Path | None = None, workers: Workers | int | None = None,
-                 progress: Progress | None = None) -> TableExport:
-    """Write the table for `players` into `out_dir`: its JSON, thumbnail, images and rulebook PDF."""
+                 progress: Progress | None = None,
+                 written: tuple[list[tts.DeckObject], list[ttspieces.PieceObject]] | None = None) -> TableExport:
+    """Write the table for `players` into `out_dir`: its JSON, thumbnail, images and rulebook PDF.
+
+    `written`: what `write_table_images` wrote into `out_dir` already (every player count's table
+    shows the same sheets: a command writing several counts rasterises them once)."""
     stem = tts.export_stem(snapshot)
     laid = lay_out(snapshot, players)
-    decks, pieces = write_table_images(project, snapshot, rendered, out_dir, workers=workers, progress=progress)
+    decks, pieces = written or write_table_images(project, snapshot, rendered, out_dir, workers=workers,
+                                                 progress=progress)
     pdf = None
     if rulebook is not None:
         pdf = rulebook_file(stem)
