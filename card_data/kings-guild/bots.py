@@ -36,9 +36,10 @@ class Bot:
 
     def mission_value(self, game, p, m: dict[str, Any]) -> float:
         t = game.t
-        value = t["per_mission"] + 0.4 * (m["monete"] + p.total(t, "monete_per_missione"))
+        value = t["per_mission"] + 0.4 * (m["monete"] + p.sums.get("monete_per_missione", 0))
+        matched = p.matched
         for sym in m["simboli"]:
-            value += p.total(t, "punti_per_simbolo", simbolo=sym)
+            value += matched.get(("punti_per_simbolo", "simbolo", sym), 0)
         return value + 1.5 * len(m["tesori"])
 
     def room_value(self, game, p, room: dict[str, Any]) -> float:
@@ -65,16 +66,26 @@ class Bot:
 
     def target(self, game, p) -> tuple[dict[str, int], dict[str, Any] | None]:
         """The Mission nearest to done that p can gather for, and what it still lacks."""
-        best, lack_best = None, None
+        best, lack_best, best_key = None, None, None
+        res, gatherable = p.res, p.gatherable
         for m in game.row:
-            pay, short = game.mission_need(p, m)
-            if any(pay[r] > p.res[r] and not game.can_gather(p, r) for r in pay):
-                continue
-            lack = {r: max(0, n - p.res[r]) for r, n in pay.items()}
-            key = (sum(lack.values()), -self.mission_value(game, p, m))
-            if lack_best is None or key < lack_best[0]:
-                best, lack_best = m, (key, lack)
-        return (lack_best[1] if lack_best else {}), best
+            pay, short = game.mission_need(p, m)  # short: what the Mission still lacks, summed
+            if best_key is not None and short > best_key[0]:
+                continue  # nearer Missions are known (whether this one can be gathered for or not)
+            lack = {}
+            for r, n in pay.items():
+                have = res[r]
+                if n > have:
+                    if r not in gatherable:
+                        break
+                    lack[r] = n - have
+                else:
+                    lack[r] = 0
+            else:
+                key = (short, -self.mission_value(game, p, m))
+                if best_key is None or key < best_key:
+                    best, lack_best, best_key = m, lack, key
+        return (lack_best if lack_best is not None else {}), best
 
     def wanted_resource(self, game, p) -> str | None:
         lack, _ = self.target(game, p)
@@ -120,7 +131,7 @@ class Bot:
             kinds = {k for k, _ in card["fx"]}
             if not kinds or kinds & {"sconto_stanze", "sconto_specialisti", "scambio"}:
                 continue
-            if kinds & {"risorse", "risorse_a_scelta"} and p.stored() >= game.capacity(p):
+            if kinds & {"risorse", "risorse_a_scelta"} and p.stored() >= p.capacity:
                 continue
             extra += game.discard(p, card, use=True)
         return extra
@@ -140,7 +151,7 @@ class Bot:
                 if room["id"] not in owned and price <= p.coins:
                     rooms.append((self.room_value(game, p, room), i, price))
         for rv, ri, rprice in rooms:
-            places = game.places(p) + (game.room_row[ri]["posti"] if ri is not None else 0)
+            places = p.places + (game.room_row[ri]["posti"] if ri is not None else 0)
             best = max(best, (rv, (ri, None) if ri is not None else None, None), key=lambda b: b[0])
             if len(p.specialists) >= places:
                 continue
@@ -169,7 +180,8 @@ class Bot:
     def gather(self, game, p) -> None:
         t = game.t
         lack, _ = self.target(game, p)
-        ok = [r for r in t["resources"] if game.can_gather(p, r) and game.supply[r]]
+        gatherable, supply = p.gatherable, game.supply
+        ok = [r for r in t["resources"] if r in gatherable and supply[r]]
         if not ok:
             game.gather(p, {}, {})
             return
@@ -181,7 +193,7 @@ class Bot:
         else:
             r = max(ok, key=lambda r: (r in t["precious"], game.supply[r]))
             take = {r: t["same"]}
-        room = game.capacity(p) - p.stored()
+        room = p.capacity - p.stored()
         want = sum(take.values())
         give_back: dict[str, int] = {}
         if want > room:
@@ -196,7 +208,7 @@ class Bot:
     def unlock(self, game, p) -> bool:
         """No face-up Mission can be gathered for: buy the Room that unlocks a precious resource
         they need (coins from Treasures if short, the least worth first), or any Room to turn the market."""
-        needed = {r for m in game.row for s in m["sets"] for r in s if not game.can_gather(p, r)}
+        needed = {r for m in game.row for s in m["sets"] for r in s if r not in p.gatherable}
         owned = {r["id"] for r in p.rooms.values()}
         cells = game.free_cells(p)
         if not cells:

@@ -78,7 +78,11 @@ def compile_table(snapshot) -> dict[str, Any]:
             else:
                 f = card.fields
                 sets = [dict(f["risorse"])] + ([dict(f["risorse2"])] if f.get("risorse2") else [])
-                deck.append({"id": card.id, "name": card.name, "sets": sets, "monete": int(f["monete"]),
+                need: dict[str, int] = {}  # what its sets ask for, summed
+                for each in sets:
+                    for r, n in each.items():
+                        need[r] = need.get(r, 0) + n
+                deck.append({"id": card.id, "name": card.name, "sets": sets, "need": need, "paid": {}, "monete": int(f["monete"]),
                              "tesori": list(f["tesori"]), "simboli": list(f.get("simboli") or [])})
     if funeral is None or offering is None:
         raise RuleError("the Mission deck needs the King's Funeral and the Offering to the Council")
@@ -191,16 +195,29 @@ class Player:
         self.statue = False
         self.discount_rooms = 0  # this turn, from a discarded Treasure
         self.discount_specialists = 0
-        # total() and has() answers, kept while the player's Rooms and Specialists stay as they are
-        # (both only grow, so their counts say when the answers are stale)
-        self._answers: dict[Any, Any] = {}
-        self._answered_rooms = self._answered_specialists = 0
+        self.effects_changed(table)
 
-    def _answers_now(self) -> dict[Any, Any]:
-        if len(self.rooms) != self._answered_rooms or len(self.specialists) != self._answered_specialists:
-            self._answers = {}
-            self._answered_rooms, self._answered_specialists = len(self.rooms), len(self.specialists)
-        return self._answers
+    def effects_changed(self, table) -> None:
+        """Sum the effects of the player's Guild, Rooms and Specialists, once each time a Room or a
+        Specialist comes (they only grow): what total(), has() and the turn's questions read."""
+        sums: dict[str, int] = {}  # kind -> its amounts summed
+        matched: dict[tuple, int] = {}  # (kind, parameter, value) -> the amounts of those effects summed
+        for fx in self.sources(table):
+            for kind, prm in fx:
+                amount = prm.get("amount", 1)
+                sums[kind] = sums.get(kind, 0) + amount
+                for name, value in prm.items():
+                    if isinstance(value, (str, int)):
+                        key = (kind, name, value)
+                        matched[key] = matched.get(key, 0) + amount
+        self.sums, self.matched = sums, matched
+        self.kinds, self.matches = frozenset(sums), frozenset(matched)
+        # the resources the player may gather: the common ones and the precious ones a Room unlocks
+        self.gatherable = frozenset(r for r in table["resources"]
+                                    if r not in table["precious"] or ("sblocca", "risorsa", r) in self.matches)
+        self.capacity = table["storage"] + sums.get("magazzino", 0)
+        self.hand_limit = table["hand"] + sums.get("tesori_in_mano", 0)
+        self.places = table["hall_places"] + sum(r["posti"] for r in self.rooms.values())
 
     def sources(self, table):
         yield table["guilds"][self.guild]["fx"]
@@ -210,22 +227,23 @@ class Player:
             yield s["fx"]
 
     def total(self, table, kind: str, **match) -> int:
-        answers = self._answers_now()
-        key = (kind, *match.items()) if match else kind
-        found = answers.get(key)
-        if found is None:
-            found = answers[key] = sum(p.get("amount", 1) for fx in self.sources(table) for k, p in fx
-                                       if k == kind and all(p.get(a) == b for a, b in match.items()))
-        return found
+        """The amounts of the player's effects of `kind` (whose parameters have the values `match`) summed."""
+        if not match:
+            return self.sums.get(kind, 0)
+        if len(match) == 1:
+            ((name, value),) = match.items()
+            return self.matched.get((kind, name, value), 0)
+        return sum(p.get("amount", 1) for fx in self.sources(table) for k, p in fx
+                   if k == kind and all(p.get(a) == b for a, b in match.items()))
 
     def has(self, table, kind: str, **match) -> bool:
-        answers = self._answers_now()
-        key = (False, kind, *match.items())
-        found = answers.get(key)
-        if found is None:
-            found = answers[key] = any(k == kind and all(p.get(a) == b for a, b in match.items())
-                                       for fx in self.sources(table) for k, p in fx)
-        return found
+        if not match:
+            return kind in self.kinds
+        if len(match) == 1:
+            ((name, value),) = match.items()
+            return (kind, name, value) in self.matches
+        return any(k == kind and all(p.get(a) == b for a, b in match.items())
+                   for fx in self.sources(table) for k, p in fx)
 
     def stored(self) -> int:
         return sum(self.res.values())
@@ -262,7 +280,6 @@ class Game:
         self.tallies: dict[str, int] = {}
         self.cells = [(r, c) for r, row in enumerate(t["grid"]) for c, ch in enumerate(row)]
         self.neighbours = _neighbours(self.cells)
-        self.needs: dict[int, dict[str, int]] = {}  # id(mission) -> what its sets ask for, summed
         self.hall = next(i for i, (r, c) in enumerate(self.cells) if t["grid"][r][c] == "S")
         self.funeral_round: int | None = None
         self.turn = 0
@@ -275,16 +292,16 @@ class Game:
         self.tallies[key] = self.tallies.get(key, 0) + n
 
     def capacity(self, p: Player) -> int:
-        return self.t["storage"] + p.total(self.t, "magazzino")
+        return p.capacity
 
     def hand_limit(self, p: Player) -> int:
-        return self.t["hand"] + p.total(self.t, "tesori_in_mano")
+        return p.hand_limit
 
     def places(self, p: Player) -> int:
-        return self.t["hall_places"] + sum(r["posti"] for r in p.rooms.values())
+        return p.places
 
     def can_gather(self, p: Player, r: str) -> bool:
-        return r not in self.t["precious"] or p.has(self.t, "sblocca", risorsa=r)
+        return r in p.gatherable
 
     def free_cells(self, p: Player) -> list[int]:
         taken = set(p.rooms) | {self.hall}
@@ -297,29 +314,34 @@ class Game:
         return [i for i in range(size) if i in near and i not in taken]
 
     def room_price(self, p: Player, room: dict[str, Any]) -> int:
-        return max(0, room["costo"] - p.total(self.t, "sconto_stanze") - p.discount_rooms)
+        return max(0, room["costo"] - p.sums.get("sconto_stanze", 0) - p.discount_rooms)
 
     def spec_price(self, p: Player, slot: int) -> int:
         spec, drop = self.spec_row[slot]
-        return max(0, spec["costo"] - drop - p.total(self.t, "sconto_specialisti") - p.discount_specialists)
+        return max(0, spec["costo"] - drop - p.sums.get("sconto_specialisti", 0) - p.discount_specialists)
 
     def mission_need(self, p: Player, mission: dict[str, Any]) -> tuple[dict[str, int], int] | None:
         """What paying the whole Mission takes from p's board (its discount spent on what p lacks
         first), and the shortfall left; None when the discount cannot cover it."""
-        need = self.needs.get(id(mission))
-        if need is None:
-            need = self.needs[id(mission)] = {}
-            for s in mission["sets"]:
-                for r, n in s.items():
-                    need[r] = need.get(r, 0) + n
-        discount = p.total(self.t, "missione_sconto")
-        pay = dict(need)
-        if not discount:  # nothing to spend: the two loops below change nothing
+        need = mission["need"]
+        discount = p.sums.get("missione_sconto", 0)
+        if not discount:  # nothing to spend: the Mission's own needs (shared: read only)
             res, short = p.res, 0
             for r, n in need.items():
                 if n > res[r]:
                     short += n - res[r]
-            return pay, short
+            return need, short
+        # the answer depends only on the discount and what p holds of each resource the Mission needs:
+        # kept on the Mission (bounded by the board's storage, so memory stays flat)
+        key = (discount, *[p.res[r] for r in need])
+        found = mission["paid"].get(key)
+        if found is None:
+            found = mission["paid"][key] = self._pay_with_discount(p, need, discount)
+        return found
+
+    @staticmethod
+    def _pay_with_discount(p: Player, need: dict[str, int], discount: int) -> tuple[dict[str, int], int]:
+        pay = dict(need)
         for r in sorted(pay, key=lambda r: p.res[r] - pay[r]):  # the scarcest first
             while discount and pay[r] > p.res[r]:
                 pay[r] -= 1
@@ -355,7 +377,7 @@ class Game:
         if not deck:
             return
         drawn = [deck.pop()]
-        if p.has(self.t, "pesca_due") and deck:
+        if deck and "pesca_due" in p.kinds:
             drawn.append(deck.pop())
         keep = max(drawn, key=lambda c: self.bots[self.players.index(p)].treasure_value(self, p, c))
         drawn.remove(keep)
@@ -416,8 +438,8 @@ class Game:
             p.res[r] -= n
             self.supply[r] += n
         for r, n in take.items():
-            n += p.total(self.t, "raccolta_bonus", risorsa=r)
-            n = min(n, self.supply[r], self.capacity(p) - p.stored())
+            n += p.matched.get(("raccolta_bonus", "risorsa", r), 0)
+            n = min(n, self.supply[r], p.capacity - p.stored())
             self.supply[r] -= n
             p.res[r] += n
         self.tally("action:gather")
@@ -429,7 +451,7 @@ class Game:
         for r, n in pay.items():
             p.res[r] -= n
             self.supply[r] += n
-        p.coins += mission["monete"] + p.total(self.t, "monete_per_missione")
+        p.coins += mission["monete"] + p.sums.get("monete_per_missione", 0)
         p.missions.append(mission)
         self.tally("action:craft")
         if len(mission["sets"]) > 1:
@@ -440,7 +462,7 @@ class Game:
 
     def expand_income(self, p: Player) -> None:
         """Specialists of phase Espandersi that give coins pay them at each Expand action."""
-        p.coins += p.total(self.t, "monete")
+        p.coins += p.sums.get("monete", 0)
         self.tally("action:expand")
 
     def build(self, p: Player, index: int, cell: int) -> None:
@@ -455,6 +477,7 @@ class Game:
     def place_room(self, p: Player, room: dict[str, Any], cell: int | None) -> None:
         key = cell if cell is not None else -1 - len(p.rooms)  # no free place: beside the board
         p.rooms[key] = room
+        p.effects_changed(self.t)
         if cell is None:
             return
         r, c = self.cells[cell]
@@ -474,6 +497,7 @@ class Game:
         p.coins -= self.spec_price(p, slot)
         p.discount_specialists = 0
         p.specialists.append(spec)
+        p.effects_changed(self.t)
         self.tally("specialists_hired")
         self.spec_row[slot] = [self.spec_deck.pop(), 0] if self.spec_deck else [None, 0]
         if drop == 0:  # bought at full price: every Specialist to its right costs less
