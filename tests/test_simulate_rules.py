@@ -90,7 +90,7 @@ def give(t, player, card_id: str, metals: list[str], version: str, token: bool =
     part = E.Part(rule, player.seat)
     part.metals = [metal(version, m) for m in metals]
     part.refresh()
-    player.parts.append(part)
+    player.take(part)
     if token:
         player.token = part
     return part
@@ -108,7 +108,7 @@ def own(t, player, rule, metals, version, token=False):
     part = E.Part(rule, player.seat)
     part.metals = [metal(version, m) for m in metals]
     part.refresh()
-    player.parts.append(part)
+    player.take(part)
     if token:
         player.token = part
     return part
@@ -519,7 +519,7 @@ def test_effects_overrule_the_hand_limit_battle_axe_draws_its_extra_metal():
             part = E.Part(rule, 0)
             part.metals = [trigger]
             part.refresh()
-            p.parts.append(part)
+            p.take(part)
             assert t.mine_action(p) == expected, (version, value)
 
 
@@ -607,7 +607,7 @@ def test_end_timing_any_time_or_own_turn():
             rule = next(c for c in t.cards if c.type == ctype)
             part = E.Part(rule, 1)
             part.metals, part.filled = [0] * rule.needs, rule.needs
-            q.parts.append(part)
+            q.take(part)
         ended[value] = t._who_ends(0)  # after seat 1's action: may seat 2 end?
     assert ended == {"any_time": 1, "own_turn": None}
 

@@ -42,6 +42,8 @@ class Weights:
 # own_gain's figures without an overflow, per bot weights: (card, mask, filled, metal, needed) ->
 # gain. Bounded by the cards' states, so memory stays flat however many games a worker plays.
 _GAINS: dict[Weights, dict[tuple, float]] = {}
+# forge's figures per card state and metals in hand, per bot weights (bounded the same way)
+_FORGES: dict[Weights, dict[tuple, float]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -50,6 +52,7 @@ class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         self._gains_memo = _GAINS.setdefault(w, {})
+        self._forge_memo = _FORGES.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -73,7 +76,7 @@ class Strategy:
         b = 1 << metal
         needs = card.needs
         if old_filled >= needs:  # it overflows: which metal leaves is the rule's (or ours)
-            has, filled, new = self._after_overflow(t, part, metal, maximise=True)
+            has, filled, new = _after_overflow(t, part, metal, maximise=True)
         else:
             has, filled = old_has | b, old_filled + (2 if card.double & b else 1)
             new = part_score(card, has, filled)
@@ -91,39 +94,13 @@ class Strategy:
 
     def sabotage_gain(self, t: Table, player: Player, part: Part, metal: int, metal_worth: float) -> float:
         """What pouring `metal` into another player's complete `part` is worth: their loss."""
-        card = part.card
-        old = part.score  # part_score(card, part.has, part.filled)
-        has, _, new = self._after_overflow(t, part, metal, maximise=False)
-        damage = old - new
-        old_has = part.has
-        if has != old_has:  # otherwise no ability switches off
-            for value, m in _utility(card):
-                if old_has & m and not has & m:
-                    damage += value
+        damage = _damage(t, part, tuple(part.metals), metal)
         if damage <= 0:
             return NEVER
-        owner_score = t.players[part.owner].score()
-        lead = 1.5 if owner_score >= max(p.score() for p in t.players if p is not player) else 1.0
-        bonus = 0.5 if player.ability("sabotage_draw") else 0.0
+        owner_score = t.players[part.owner].total
+        lead = 1.5 if owner_score >= max(p.total for p in t.players if p is not player) else 1.0
+        bonus = 0.5 if player.abilities.get("sabotage_draw") else 0.0
         return self.w.sabotage * damage * lead + bonus - 0.5 * metal_worth
-
-    def _after_overflow(self, t: Table, part: Part, metal: int, maximise: bool):
-        key = (part.card, tuple(part.metals), metal, maximise, t.earliest_out)
-        found = _OVERFLOWS.get(key)
-        if found is None:
-            found = _OVERFLOWS[key] = self._overflow(t, part, metal, maximise)
-        return found
-
-    def _overflow(self, t: Table, part: Part, metal: int, maximise: bool) -> tuple[int, int, int]:
-        metals = part.metals + [metal]
-        options = [0] if t.earliest_out else range(len(metals))
-        best = None
-        for out in options:
-            has, filled = fill(part.card, metals[:out] + metals[out + 1:])
-            score = part_score(part.card, has, filled)
-            if best is None or (score > best[2] if maximise else score < best[2]):
-                best = (has, filled, score, out)
-        return best[0], best[1], best[2]
 
     def take_value(self, t: Table, player: Player, card, types_held: set[str], incomplete: int) -> float:
         w = self.w
@@ -139,27 +116,29 @@ class Strategy:
     # -- decisions ----------------------------------------------------------------------------
 
     def forge(self, t: Table, player: Player) -> Part | None:
-        done = _done_types(player)
-        metals = set(player.hand)
+        done = player.done
+        hand = player.hand
+        metals = 0  # the hand's metals as a bit mask: the best pour's figure depends on which, not how many
+        for m in hand:
+            metals |= 1 << m
         best, best_value = None, NEVER
-        memo, end_types = self._gains_memo, t.end_types
+        memo, end_types = self._forge_memo, t.end_types
         for part in player.parts:
             card, filled = part.card, part.filled
             complete = filled >= card.needs
             if not metals:  # nothing to pour: keep the token where the next pours will go
                 value = -0.1 if complete else 0.1
-            elif complete:
-                value = max([self._own_gain(t, part, m, done) for m in metals])
-            else:  # own_gain, inlined
-                has, needed = part.has, card.type in end_types and card.type not in done
-                values = []
-                for m in metals:
-                    key = (card, has, filled, m, needed)
-                    gain = memo.get(key)
-                    if gain is None:
-                        gain = memo[key] = self._own_gain(t, part, m, done)
-                    values.append(gain)
-                value = max(values)
+            else:
+                # the best own_gain of a metal in hand: it depends on the card's state (for a complete
+                # card, its metals' order: which one overflows), the metals and whether the end
+                # condition still asks for the card's type; figured once per worker and weights
+                if complete:
+                    key = (card, tuple(part.metals), metals, t.earliest_out)
+                else:
+                    key = (card, part.has, filled, metals, card.type in end_types and card.type not in done)
+                value = memo.get(key)
+                if value is None:
+                    value = memo[key] = max([self.own_gain(t, player, part, m, done) for m in set(hand)])
             if complete:
                 value -= 0.5  # a complete card under the token can be made to overflow
             if value > best_value:
@@ -236,15 +215,10 @@ class Strategy:
     # -- helpers ------------------------------------------------------------------------------
 
     def _best_take(self, t: Table, player: Player):
-        types_held = set()
+        types_held = player.types
         # parts that still want metal: incomplete ones that pay for completion or end the game
-        incomplete = 0
+        incomplete = player.wanting
         end_types = t.end_types
-        for p in player.parts:
-            card = p.card
-            types_held.add(card.type)
-            if p.filled < card.needs and (card.points or card.type in end_types):
-                incomplete += 1
         best_value, best = NEVER, None
         w = self.w
         if len(player.parts) < w.max_parts:  # take_value, inlined
@@ -260,36 +234,61 @@ class Strategy:
                 if value > best_value:
                     best_value, best = value, ("take", i)
         # else every take is worth NEVER, which is not more than best_value
-        if t.market_pile and player.ability("market_peek"):
+        if t.market_pile and player.abilities.get("market_peek"):
             value = self.take_value(t, player, t.market_pile[-1], types_held, incomplete)
             if value > best_value:
                 best_value, best = value, ("top",)
         return best_value, best
 
     def _best_pour(self, t: Table, player: Player):
-        if not player.hand:
+        hand = player.hand
+        if not hand:
             return NEVER, None
-        done = _done_types(player)
-        targets = t.pour_targets(player)
-        own_targets = [p for p in targets if p.owner == player.seat]
-        other_targets = [p for p in targets if p.owner != player.seat and p.filled >= p.card.needs]
+        done = player.done
+        seat = player.seat
+        end_types = t.end_types
+        memo = self._gains_memo
+        own_targets = []  # (part, own_gain's memo key without the metal, or None: it overflows)
+        other_targets = []  # (part, its metals, the factor of sabotage_gain: weight x lead)
+        sabotage = self.w.sabotage
+        bonus = 0.0
+        for part in t.pour_targets(player):
+            card = part.card
+            if part.owner == seat:
+                if part.filled >= card.needs:
+                    own_targets.append((part, None))
+                else:
+                    own_targets.append((part, (card, part.has, part.filled, card.type in end_types and card.type not in done)))
+            elif sabotage > 0 and part.filled >= card.needs:
+                if not other_targets:  # sabotage_gain's figures that do not depend on the target
+                    others = max(p.total for p in t.players if p is not player)
+                    bonus = 0.5 if player.abilities.get("sabotage_draw") else 0.0
+                lead = 1.5 if t.players[part.owner].total >= others else 1.0
+                other_targets.append((part, tuple(part.metals), lead))
         best_value, best = NEVER, None
-        seen: set[int] = set()
-        for h, metal in enumerate(player.hand):
-            if metal in seen:
+        seen = 0
+        for h, metal in enumerate(hand):
+            b = 1 << metal
+            if seen & b:
                 continue
-            seen.add(metal)
+            seen |= b
             worth = 0.0
-            for part in own_targets:
-                value = self.own_gain(t, player, part, metal, done)
+            for part, state in own_targets:
+                if state is None:
+                    value = self._own_gain(t, part, metal, done)  # own_gain of an overflow
+                else:  # own_gain, inlined
+                    key = (*state[:3], metal, state[3])
+                    value = memo.get(key)
+                    if value is None:
+                        value = memo[key] = self._own_gain(t, part, metal, done)
                 worth = max(worth, value)
                 if value > best_value:
                     best_value, best = value, ("pour", h, part)
-            if self.w.sabotage > 0:
-                for part in other_targets:
-                    value = self.sabotage_gain(t, player, part, metal, worth)
-                    if value > best_value:
-                        best_value, best = value, ("pour", h, part)
+            for part, metals, lead in other_targets:  # sabotage_gain, inlined
+                damage = _damage(t, part, metals, metal)
+                value = NEVER if damage <= 0 else sabotage * damage * lead + bonus - 0.5 * worth
+                if value > best_value:
+                    best_value, best = value, ("pour", h, part)
         return best_value, best
 
 
@@ -329,6 +328,28 @@ class RandomPlayer:
         return t.rng.random() < 0.25
 
 
+def _after_overflow(t: Table, part: Part, metal: int, maximise: bool) -> tuple[int, int, int]:
+    """The metals' mask, fill and sword points of `part` after `metal` overflows it: the earliest
+    metal out (earliest_out), or the one the pourer picks (best for its owner or worst: `maximise`)."""
+    key = (part.card, tuple(part.metals), metal, maximise, t.earliest_out)
+    found = _OVERFLOWS.get(key)
+    if found is None:
+        found = _OVERFLOWS[key] = _overflow(t, part, metal, maximise)
+    return found
+
+
+def _overflow(t: Table, part: Part, metal: int, maximise: bool) -> tuple[int, int, int]:
+    metals = part.metals + [metal]
+    options = [0] if t.earliest_out else range(len(metals))
+    best = None
+    for out in options:
+        has, filled = fill(part.card, metals[:out] + metals[out + 1:])
+        score = part_score(part.card, has, filled)
+        if best is None or (score > best[2] if maximise else score < best[2]):
+            best = (has, filled, score, out)
+    return best[0], best[1], best[2]
+
+
 def _utility(card: CardRule) -> tuple[tuple[float, int], ...]:
     """(what the ability is worth, its metal mask) for each of the card's abilities, in order (kept on the card)."""
     utility = card.utility
@@ -337,8 +358,32 @@ def _utility(card: CardRule) -> tuple[tuple[float, int], ...]:
     return utility
 
 
+# _damage's answers: (card, metals, metal, earliest_out) -> the sword points and ability worth lost
+_DAMAGES: dict[tuple, float] = {}
+
+
+def _damage(t: Table, part: Part, metals: tuple[int, ...], metal: int) -> float:
+    """What pouring `metal` into another player's complete `part` (holding `metals`) takes from its
+    owner: the sword points the overflow costs and the abilities it switches off (once per state)."""
+    key = (part.card, metals, metal, t.earliest_out)
+    damage = _DAMAGES.get(key)
+    if damage is None:
+        card = part.card
+        old = part.score  # part_score(card, part.has, part.filled)
+        has, _, new = _after_overflow(t, part, metal, maximise=False)
+        damage = old - new
+        old_has = part.has
+        if has != old_has:  # otherwise no ability switches off
+            for value, m in _utility(card):
+                if old_has & m and not has & m:
+                    damage += value
+        _DAMAGES[key] = damage
+    return damage
+
+
 def _done_types(player: Player) -> set[str]:
-    return {p.card.type for p in player.parts if p.filled >= p.card.needs}
+    """The types of the player's complete parts (the player's own set: read, never change it)."""
+    return player.done
 
 
 STRATEGIES = {

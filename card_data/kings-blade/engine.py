@@ -237,10 +237,11 @@ class CardRule:
 class Part:
     """A sword part in a player's forge and the metals poured into it, earliest first."""
 
-    __slots__ = ("abilities", "card", "filled", "has", "metals", "owner", "score")
+    __slots__ = ("abilities", "card", "filled", "has", "metals", "owner", "player", "score")
 
     def __init__(self, card: CardRule, owner: int):
         self.card, self.owner = card, owner
+        self.player: Player | None = None  # the player holding it (Player.take), told of every change
         self.metals: list[int] = []
         self.filled = 0  # metals counted towards completion (counts_double counts 2)
         self.has = 0  # bit mask of the metals it holds
@@ -263,6 +264,8 @@ class Part:
             if has & m:
                 abilities[kind] = abilities.get(kind, 0) + amount
         self.abilities = abilities
+        if self.player is not None:
+            self.player.changed()
 
     def ability(self, kind: str) -> int:
         return self.abilities.get(kind, 0)
@@ -283,25 +286,64 @@ def part_score(card: CardRule, metals_mask: int, filled: int) -> int:
 
 
 class Player:
-    __slots__ = ("bot", "hand", "parts", "seat", "token")
+    """A seat: its hand of metals, its sword parts and the figures of those parts, summed again
+    each time a part comes or changes (far fewer times than a turn asks for them)."""
 
-    def __init__(self, seat: int, bot):
+    __slots__ = ("_parts", "abilities", "bot", "done", "done_count", "end_types", "hand", "seat", "token", "total",
+                 "types", "wanting")
+
+    def __init__(self, seat: int, bot, end_types: tuple[str, ...] | list[str] = ()):
         self.seat, self.bot = seat, bot
+        self.end_types = end_types  # the part types the end condition asks for
         self.hand: list[int] = []
-        self.parts: list[Part] = []
         self.token: Part | None = None
+        self.parts = []
+
+    @property
+    def parts(self) -> list[Part]:
+        """The player's sword parts (add one with take(); a changed list is assigned whole)."""
+        return self._parts
+
+    @parts.setter
+    def parts(self, parts: list[Part]) -> None:
+        self._parts = parts
+        for part in parts:
+            part.player = self
+        self.changed()
+
+    def take(self, part: Part) -> None:
+        part.player = self
+        self._parts.append(part)
+        self.changed()
+
+    def changed(self) -> None:
+        """Sum the parts' switched-on abilities, sword points, types and complete types, and count the
+        parts that still want metal: incomplete ones that pay for completion or end the game (after
+        every change)."""
+        abilities: dict[str, int] = {}
+        done: set[str] = set()
+        types: set[str] = set()
+        count = total = wanting = 0
+        end_types = self.end_types
+        for part in self._parts:
+            total += part.score
+            for kind, amount in part.abilities.items():
+                abilities[kind] = abilities.get(kind, 0) + amount
+            card = part.card
+            types.add(card.type)
+            if part.filled >= card.needs:
+                done.add(card.type)
+                count += 1
+            elif card.points or card.type in end_types:
+                wanting += 1
+        self.abilities, self.done, self.done_count, self.total = abilities, done, count, total
+        self.types, self.wanting = types, wanting
 
     def ability(self, kind: str) -> int:
-        total = 0
-        for part in self.parts:
-            total += part.abilities.get(kind, 0)
-        return total
+        return self.abilities.get(kind, 0)
 
     def score(self) -> int:
-        total = 0
-        for part in self.parts:
-            total += part.score
-        return total
+        return self.total
 
 
 class Table:
@@ -312,8 +354,9 @@ class Table:
         self.cards = cards
         self.rng = rng
         self.n = len(bots)
-        self.players = [Player(i, bot) for i, bot in enumerate(bots)]
         self.end_types = self.rules["end_condition"]
+        self.players = [Player(i, bot, self.end_types) for i, bot in enumerate(bots)]
+        self.end_set = frozenset(self.end_types)
         self.hand_base = self.rules["hand_limit"]
         self.earliest_out = self.rules["overflow"] == "earliest_out"
         self.token_required = self.rules["forge"] == "token_required"
@@ -374,19 +417,12 @@ class Table:
     def room(self, player: Player) -> int:
         if self.hand_base is None:
             return 1 << 30
-        return max(0, self.hand_base + player.ability("hand_limit") - len(player.hand))
+        return max(0, self.hand_base + player.abilities.get("hand_limit", 0) - len(player.hand))
 
     def can_end(self, player: Player) -> bool:
+        """The player's complete parts hold every type the end condition asks for (as many parts at least)."""
         end_types = self.end_types
-        if not end_types or len(player.parts) < len(end_types):  # done is a part of parts
-            return False
-        done = [p.card.type for p in player.parts if p.filled >= p.card.needs]
-        if len(done) < len(end_types):
-            return False
-        for t in end_types:
-            if t not in done:
-                return False
-        return True
+        return bool(end_types) and player.done_count >= len(end_types) and self.end_set <= player.done
 
     def pour_targets(self, player: Player) -> list[Part]:
         """Cards `player` may pour into: any card with a forge token (a complete one of another
@@ -398,12 +434,13 @@ class Table:
             part = other.token
             if part is None:
                 continue
-            if other is not player and part.filled >= part.card.needs and part.ability("overflow_guard"):
+            if other is not player and part.filled >= part.card.needs and part.abilities.get("overflow_guard"):
                 continue
             targets.append(part)
-        for part in player.parts:
-            if part is not player.token and part.card.ability.get("forge_anywhere") and part.ability("forge_anywhere"):
-                targets.append(part)
+        if "forge_anywhere" in player.abilities:  # one of the player's parts has it switched on
+            for part in player.parts:
+                if part is not player.token and part.card.ability.get("forge_anywhere") and part.ability("forge_anywhere"):
+                    targets.append(part)
         return targets
 
     def can_restock(self) -> bool:
@@ -418,7 +455,7 @@ class Table:
         base = room if self.fill_hand and self.hand_base is not None else min(1, room)
         if base <= 0:
             return 0  # the mine action needs room in the hand; the effect only adds to a draw
-        bonus = player.ability("mine_bonus")
+        bonus = player.abilities.get("mine_bonus", 0)
         if not self.effects_overrule:
             bonus = min(bonus, room - base)
         return min(base + bonus, len(self.mine))
@@ -448,7 +485,7 @@ class Table:
 
     def _gain(self, player: Player, card: CardRule) -> Part:
         part = Part(card, player.seat)
-        player.parts.append(part)
+        player.take(part)
         self.taken.append((part, self.round))
         return part
 
@@ -566,7 +603,7 @@ class Table:
             if choice is None and self.token_required and player.parts:
                 choice = player.parts[0]
             player.token = choice
-            if player.ability("free_restock") and self.can_restock() and bot.wants_free_restock(self, player):
+            if player.abilities.get("free_restock") and self.can_restock() and bot.wants_free_restock(self, player):
                 self.restock()
             acted = self._action(player, bot.action(self, player))
             passes = 0 if acted else passes + 1
@@ -616,10 +653,10 @@ class Table:
             return None
         # end_timing: any_time lets every player end after any action; own_turn only the player
         # whose turn it was, after their own action
-        fewest = len(self.end_types)  # can_end needs at least as many parts
-        for step in range(self.n if self.end_any_time else 1):
-            player = self.players[(current + step) % self.n]
-            if len(player.parts) >= fewest and self.can_end(player) and player.bot.wants_end(self, player):
+        fewest, end_set, n = len(self.end_types), self.end_set, self.n  # can_end, inlined
+        for step in range(n if self.end_any_time else 1):
+            player = self.players[(current + step) % n]
+            if player.done_count >= fewest and end_set <= player.done and player.bot.wants_end(self, player):
                 return player.seat
         return None
 
