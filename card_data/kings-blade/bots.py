@@ -39,9 +39,10 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures without an overflow, per bot weights: (card, mask, filled, metal, needed) ->
-# gain. Bounded by the cards' states, so memory stays flat however many games a worker plays.
-_GAINS: dict[Weights, dict[tuple, float]] = {}
+# own_gain's figures, per bot weights: (card, mask, filled, needed) -> {metal: gain} without an
+# overflow, (card, metals, earliest_out) -> {metal: gain} with one. Bounded by the cards' states, so
+# memory stays flat however many games a worker plays.
+_GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
 # forge's figures per card state and metals in hand, per bot weights (bounded the same way)
 _FORGES: dict[Weights, dict[tuple, float]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
@@ -58,16 +59,25 @@ class Strategy:
 
     def own_gain(self, t: Table, player: Player, part: Part, metal: int, done: set[str]) -> float:
         """What pouring `metal` into the player's own `part` is worth to them."""
-        card = part.card
-        if part.filled >= card.needs:  # an overflow: the figure depends on the metals' order
-            return self._own_gain(t, part, metal, done)
-        # otherwise it depends only on the card, its metals' mask and count, the metal and whether
-        # the end condition still asks for the card's type: figured once per worker and weights
-        key = (card, part.has, part.filled, metal, card.type in t.end_types and card.type not in done)
-        gain = self._gains_memo.get(key)
+        gains = self._gains(t, part, done)
+        gain = gains.get(metal)
         if gain is None:
-            gain = self._gains_memo[key] = self._own_gain(t, part, metal, done)
+            gain = gains[metal] = self._own_gain(t, part, metal, done)
         return gain
+
+    def _gains(self, t: Table, part: Part, done: set[str]) -> dict[int, float]:
+        """own_gain's figures for `part` as it is, per metal: they depend only on the card, its metals'
+        mask and count and whether the end condition still asks for the card's type, or, when it
+        overflows, on its metals in order (figured once per worker and weights)."""
+        card = part.card
+        if part.filled >= card.needs:
+            key: tuple = (card, tuple(part.metals), t.earliest_out)
+        else:
+            key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
+        gains = self._gains_memo.get(key)
+        if gains is None:
+            gains = self._gains_memo[key] = {}
+        return gains
 
     def _own_gain(self, t: Table, part: Part, metal: int, done: set[str]) -> float:
         card, w = part.card, self.w
@@ -94,7 +104,10 @@ class Strategy:
 
     def sabotage_gain(self, t: Table, player: Player, part: Part, metal: int, metal_worth: float) -> float:
         """What pouring `metal` into another player's complete `part` is worth: their loss."""
-        damage = _damage(t, part, tuple(part.metals), metal)
+        damages = _damages(t, part)
+        damage = damages.get(metal)
+        if damage is None:
+            damage = damages[metal] = _damage(t, part, metal)
         if damage <= 0:
             return NEVER
         owner_score = t.players[part.owner].total
@@ -128,6 +141,11 @@ class Strategy:
             complete = filled >= card.needs
             if not metals:  # nothing to pour: keep the token where the next pours will go
                 value = -0.1 if complete else 0.1
+            elif not complete and card.type not in end_types:  # the common case first
+                key = (card, part.has, filled, metals, False)
+                value = memo.get(key)
+                if value is None:
+                    value = memo[key] = max([self.own_gain(t, player, part, m, done) for m in set(hand)])
             else:
                 # the best own_gain of a metal in hand: it depends on the card's state (for a complete
                 # card, its metals' order: which one overflows), the metals and whether the end
@@ -223,13 +241,15 @@ class Strategy:
         w = self.w
         if len(player.parts) < w.max_parts:  # take_value, inlined
             spread = w.spread * incomplete
+            need, duplicate = w.need, w.duplicate
             for i, card in enumerate(t.market):
-                value = card.appeal
                 ctype = card.type
-                if ctype in end_types and ctype not in types_held:
-                    value += w.need
-                elif ctype in types_held:
-                    value -= w.duplicate
+                if ctype in types_held:
+                    value = card.appeal - duplicate
+                elif ctype in end_types:
+                    value = card.appeal + need
+                else:
+                    value = card.appeal
                 value -= spread
                 if value > best_value:
                     best_value, best = value, ("take", i)
@@ -246,25 +266,20 @@ class Strategy:
             return NEVER, None
         done = player.done
         seat = player.seat
-        end_types = t.end_types
-        memo = self._gains_memo
-        own_targets = []  # (part, own_gain's memo key without the metal, or None: it overflows)
-        other_targets = []  # (part, its metals, the factor of sabotage_gain: weight x lead)
+        own_targets = []  # (part, own_gain's figures per metal)
+        other_targets = []  # (part, _damage's figures per metal, the owner's lead)
         sabotage = self.w.sabotage
         bonus = 0.0
         for part in t.pour_targets(player):
             card = part.card
             if part.owner == seat:
-                if part.filled >= card.needs:
-                    own_targets.append((part, None))
-                else:
-                    own_targets.append((part, (card, part.has, part.filled, card.type in end_types and card.type not in done)))
+                own_targets.append((part, self._gains(t, part, done)))
             elif sabotage > 0 and part.filled >= card.needs:
                 if not other_targets:  # sabotage_gain's figures that do not depend on the target
                     others = max(p.total for p in t.players if p is not player)
                     bonus = 0.5 if player.abilities.get("sabotage_draw") else 0.0
                 lead = 1.5 if t.players[part.owner].total >= others else 1.0
-                other_targets.append((part, tuple(part.metals), lead))
+                other_targets.append((part, _damages(t, part), lead))
         best_value, best = NEVER, None
         seen = 0
         for h, metal in enumerate(hand):
@@ -273,19 +288,18 @@ class Strategy:
                 continue
             seen |= b
             worth = 0.0
-            for part, state in own_targets:
-                if state is None:
-                    value = self._own_gain(t, part, metal, done)  # own_gain of an overflow
-                else:  # own_gain, inlined
-                    key = (*state[:3], metal, state[3])
-                    value = memo.get(key)
-                    if value is None:
-                        value = memo[key] = self._own_gain(t, part, metal, done)
-                worth = max(worth, value)
+            for part, gains in own_targets:  # own_gain, inlined
+                value = gains.get(metal)
+                if value is None:
+                    value = gains[metal] = self._own_gain(t, part, metal, done)
+                if value > worth:
+                    worth = value
                 if value > best_value:
                     best_value, best = value, ("pour", h, part)
-            for part, metals, lead in other_targets:  # sabotage_gain, inlined
-                damage = _damage(t, part, metals, metal)
+            for part, damages, lead in other_targets:  # sabotage_gain, inlined
+                damage = damages.get(metal)
+                if damage is None:
+                    damage = damages[metal] = _damage(t, part, metal)
                 value = NEVER if damage <= 0 else sabotage * damage * lead + bonus - 0.5 * worth
                 if value > best_value:
                     best_value, best = value, ("pour", h, part)
@@ -358,26 +372,31 @@ def _utility(card: CardRule) -> tuple[tuple[float, int], ...]:
     return utility
 
 
-# _damage's answers: (card, metals, metal, earliest_out) -> the sword points and ability worth lost
-_DAMAGES: dict[tuple, float] = {}
+# _damage's answers: (card, metals, earliest_out) -> {metal: the sword points and ability worth lost}
+_DAMAGES: dict[tuple, dict[int, float]] = {}
 
 
-def _damage(t: Table, part: Part, metals: tuple[int, ...], metal: int) -> float:
-    """What pouring `metal` into another player's complete `part` (holding `metals`) takes from its
-    owner: the sword points the overflow costs and the abilities it switches off (once per state)."""
-    key = (part.card, metals, metal, t.earliest_out)
-    damage = _DAMAGES.get(key)
-    if damage is None:
-        card = part.card
-        old = part.score  # part_score(card, part.has, part.filled)
-        has, _, new = _after_overflow(t, part, metal, maximise=False)
-        damage = old - new
-        old_has = part.has
-        if has != old_has:  # otherwise no ability switches off
-            for value, m in _utility(card):
-                if old_has & m and not has & m:
-                    damage += value
-        _DAMAGES[key] = damage
+def _damages(t: Table, part: Part) -> dict[int, float]:
+    """_damage's figures for another player's complete `part` as it is, per metal (once per state)."""
+    key = (part.card, tuple(part.metals), t.earliest_out)
+    damages = _DAMAGES.get(key)
+    if damages is None:
+        damages = _DAMAGES[key] = {}
+    return damages
+
+
+def _damage(t: Table, part: Part, metal: int) -> float:
+    """What pouring `metal` into another player's complete `part` takes from its owner: the sword
+    points the overflow costs and the abilities it switches off."""
+    card = part.card
+    old = part.score  # part_score(card, part.has, part.filled)
+    has, _, new = _after_overflow(t, part, metal, maximise=False)
+    damage: float = old - new
+    old_has = part.has
+    if has != old_has:  # otherwise no ability switches off
+        for value, m in _utility(card):
+            if old_has & m and not has & m:
+                damage += value
     return damage
 
 

@@ -267,6 +267,20 @@ class Part:
         if self.player is not None:
             self.player.changed()
 
+    def poured(self, metal: int) -> None:
+        """`metal` (just added to `metals`) poured into the card while it was incomplete: its figures,
+        and its owner's: summed again only when an ability may switch on or the card completes."""
+        card, old_has = self.card, self.has
+        b = 1 << metal
+        self.has = has = old_has | b
+        self.filled += 2 if card.double & b else 1
+        if (has != old_has and card.abilities) or self.filled >= card.needs or self.player is None:
+            self.derive()
+            return
+        old = self.score
+        self.score = part_score(card, has, self.filled)
+        self.player.total += self.score - old
+
     def ability(self, kind: str) -> int:
         return self.abilities.get(kind, 0)
 
@@ -531,10 +545,7 @@ class Table:
         was_complete = part.filled >= part.card.needs
         part.metals.append(metal)
         if not was_complete:
-            b = 1 << metal
-            part.has |= b
-            part.filled += 2 if part.card.double & b else 1
-            part.derive()
+            part.poured(metal)
             return
         # overflow: the card was complete, one metal pours out
         self.overflows += 1
@@ -593,14 +604,15 @@ class Table:
         ender: int | None = None
         passes = 0
         series: list[int] = []
+        players, n, token_required = self.players, self.n, self.token_required
         while self.turn < max_turns:
-            player = self.players[self.turn % self.n]
+            player = players[self.turn % n]
             bot = player.bot
             if not self.mine:
                 self.empty_mine_turns += 1
             # forge phase
             choice = bot.forge(self, player)
-            if choice is None and self.token_required and player.parts:
+            if choice is None and token_required and player.parts:
                 choice = player.parts[0]
             player.token = choice
             if player.abilities.get("free_restock") and self.can_restock() and bot.wants_free_restock(self, player):
@@ -608,13 +620,13 @@ class Table:
             acted = self._action(player, bot.action(self, player))
             passes = 0 if acted else passes + 1
             self.turn += 1
-            if self.turn % self.n == 0:
+            if self.turn % n == 0:
                 series.append(len(self.mine))
                 self.round += 1
             if self.mine_ran_out:  # mine_runs_out: game_ends
                 break
-            ender = self._who_ends(player.seat)
-            if ender is not None or passes >= self.n:
+            ender = self._who_ends(player.seat) if self.end_types else None
+            if ender is not None or passes >= n:
                 break
         if self.turn % self.n:
             series.append(len(self.mine))

@@ -100,8 +100,10 @@ class Totals:
             hist = self.events.setdefault(name, Counter())
             if when is not None:
                 hist[when] += 1
-        self.tallies.update(record["tallies"])
-        self.tally_squares.update({k: v * v for k, v in record["tallies"].items()})
+        tallies, squares = self.tallies, self.tally_squares
+        for name, n in record["tallies"].items():
+            tallies[name] += n
+            squares[name] += n * n
 
     def merge(self, other: Totals) -> None:
         self.games += other.games
