@@ -39,12 +39,9 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures, per bot weights: (card, mask, filled, needed) -> {metal: gain} without an
-# overflow, (card, metals, earliest_out) -> {metal: gain} with one. Bounded by the cards' states, so
-# memory stays flat however many games a worker plays.
+# own_gain's figures without an overflow, per bot weights: (card, mask, filled, needed) -> {metal:
+# gain}. Bounded by the cards' states, so memory stays flat however many games a worker plays.
 _GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
-# forge's figures per card state and metals in hand, per bot weights (bounded the same way)
-_FORGES: dict[Weights, dict[tuple, float]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -53,7 +50,6 @@ class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         self._gains_memo = _GAINS.setdefault(w, {})
-        self._forge_memo = _FORGES.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -66,14 +62,14 @@ class Strategy:
         return gain
 
     def _gains(self, t: Table, part: Part, done: set[str]) -> dict[int, float]:
-        """own_gain's figures for `part` as it is, per metal: they depend only on the card, its metals'
-        mask and count and whether the end condition still asks for the card's type, or, when it
-        overflows, on its metals in order (figured once per worker and weights)."""
+        """own_gain's figures for `part` as it is, per metal. Without an overflow they depend only on
+        the card, its metals' mask and count and whether the end condition still asks for the card's
+        type: kept once per worker and weights. With one, on its metals in order: a dict for this
+        question only (_after_overflow keeps its own part), so memory stays flat."""
         card = part.card
         if part.filled >= card.needs:
-            key: tuple = (card, tuple(part.metals), t.earliest_out)
-        else:
-            key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
+            return {}
+        key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
         gains = self._gains_memo.get(key)
         if gains is None:
             gains = self._gains_memo[key] = {}
@@ -130,33 +126,21 @@ class Strategy:
 
     def forge(self, t: Table, player: Player) -> Part | None:
         done = player.done
-        hand = player.hand
-        metals = 0  # the hand's metals as a bit mask: the best pour's figure depends on which, not how many
-        for m in hand:
-            metals |= 1 << m
+        metals = set(player.hand)
         best, best_value = None, NEVER
-        memo, end_types = self._forge_memo, t.end_types
         for part in player.parts:
-            card, filled = part.card, part.filled
-            complete = filled >= card.needs
+            complete = part.filled >= part.card.needs
             if not metals:  # nothing to pour: keep the token where the next pours will go
                 value = -0.1 if complete else 0.1
-            elif not complete and card.type not in end_types:  # the common case first
-                key = (card, part.has, filled, metals, False)
-                value = memo.get(key)
-                if value is None:
-                    value = memo[key] = max([self.own_gain(t, player, part, m, done) for m in set(hand)])
-            else:
-                # the best own_gain of a metal in hand: it depends on the card's state (for a complete
-                # card, its metals' order: which one overflows), the metals and whether the end
-                # condition still asks for the card's type; figured once per worker and weights
-                if complete:
-                    key = (card, tuple(part.metals), metals, t.earliest_out)
-                else:
-                    key = (card, part.has, filled, metals, card.type in end_types and card.type not in done)
-                value = memo.get(key)
-                if value is None:
-                    value = memo[key] = max([self.own_gain(t, player, part, m, done) for m in set(hand)])
+            else:  # the best own_gain of a metal in hand, inlined
+                gains = self._gains(t, part, done)
+                value = NEVER
+                for m in metals:
+                    gain = gains.get(m)
+                    if gain is None:
+                        gain = gains[m] = self._own_gain(t, part, m, done)
+                    if gain > value:
+                        value = gain
             if complete:
                 value -= 0.5  # a complete card under the token can be made to overflow
             if value > best_value:
