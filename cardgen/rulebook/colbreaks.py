@@ -6,7 +6,8 @@ own rules: between the lines of a paragraph where its `orphans` and `widows` all
 sibling blocks where `break-before`/`break-after` (weasyprint's `block_level_page_break`) do not
 avoid it, never inside a box that avoids breaking inside or cannot break (tables, flex boxes,
 images). Each place has a bottom (where the content before it ends: what must fit in the column)
-and a top (where the content after it starts: the top of the next column). A column from the
+and a top (where the next column would start for the content after it to head it: above it
+by its top margin, collapsed with its first descendants' as weasyprint collapses them). A column from the
 place i up to the place j is `bottom_j - top_i` tall, so the shortest height at which the
 content fills N columns is one of those differences, found by bisection with a greedy fill
 (`shortest_height`), without laying anything out again.
@@ -44,7 +45,7 @@ def column_breaks(context: Any, column: Any) -> Breaks | None:
         return None
     places: list[Place] = []
     _places(context, column, places)
-    return Breaks(children[0].position_y, _bottom(column, children[-1]), tuple(places))
+    return Breaks(column.content_box_y(), _bottom(column, children[-1]), tuple(places))
 
 
 def shortest_height(breaks: Breaks, count: int) -> float:
@@ -101,9 +102,26 @@ def _places(context: Any, box: Any, places: list[Place]) -> None:
         return
     for i, child in enumerate(children):
         if i and not avoid_page_break(block_level_page_break(children[i - 1], child), context):
-            places.append(Place(child.position_y, _bottom(box, children[i - 1])))
+            places.append(Place(_top(child), _bottom(box, children[i - 1])))
         if _breakable(context, child):
             _places(context, child, places)
+
+
+def _top(child: Any) -> float:
+    """Where the column above `child` would start for `child` to head the next column: its top
+    margin, collapsed with those of its first descendants (a heading's in a block with no border
+    or padding), above the border edge of the innermost of them."""
+    from weasyprint.formatting_structure import boxes
+    from weasyprint.layout.block import collapse_margin
+
+    margins, box = [child.margin_top], child
+    while box.top_margin_collapses():
+        inner = _in_flow(box)
+        if not inner or not isinstance(inner[0], boxes.BlockLevelBox):
+            break
+        box = inner[0]
+        margins.append(box.margin_top)
+    return box.border_box_y() - collapse_margin(margins)
 
 
 def _bottom(parent: Any, child: Any) -> float:

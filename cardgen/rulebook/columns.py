@@ -80,6 +80,7 @@ SOURCES = {
     "weasyprint.layout.block._in_flow_layout": "c2537262836dd981",
     "weasyprint.layout.block.block_container_layout": "65842ca53a8391eb",
     "weasyprint.formatting_structure.boxes.ParentBox.bottom_margin_collapses": "f7d9f8c8282491a0",
+    "weasyprint.formatting_structure.boxes.ParentBox.top_margin_collapses": "f74bd6a849c732f7",
 }
 AHEAD_PX = 512.0  # how far ahead of weasyprint's height a column is laid out, at most
 # Looking ahead pays when weasyprint grows the columns 1 px at a time (it found no box whose
@@ -300,6 +301,11 @@ def _balanced(context: Any, box: Any, bottom_space: float, skip_stack: Any, cont
         columns.append(new_child)
         if skip_stack is None:
             break
+    if not columns and not fits:  # not even a line fits in the room left: the block goes to the next page
+        context.in_column = False
+        if stats is not None:
+            stats.append(True)
+        return None, (0, None), {"break": "any", "page": None}, [], False
     if not columns or (skip_stack is None) != fits:  # not as the breaks said: weasyprint balances it
         remove_placeholders(context, columns, absolutes, fixeds)
         del context.excluded_shapes[shapes:]
