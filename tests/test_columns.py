@@ -78,8 +78,7 @@ def _seeds() -> list[tuple[str, str]]:
     return seeds
 
 
-@pytest.mark.parametrize("game_id, language", _seeds())
-def test_every_seed_document_has_weasyprints_text_on_as_few_pages_and_balanced_columns(game_id, language):
+def _seed_documents_keep_the_promise(game_id: str, language: str) -> None:
     """Not always weasyprint's bytes: weasyprint grows a block's columns in steps that may pass
     the shortest height at which they hold it, and cardgen lays the block out at that height.
     The promise, for the rulebook and the designer's notes of every seed game (its default
@@ -109,6 +108,19 @@ def test_every_seed_document_has_weasyprints_text_on_as_few_pages_and_balanced_c
                 assert max(heights) - min(heights) <= tallest + 0.01, (where, page, heights, tallest)
                 checked += 1
     assert checked
+
+
+class _SeedDocuments:
+    """One class a seed game and language: the test suite's workers take one class each."""
+    seed: tuple[str, str]
+
+    def test_weasyprints_text_on_as_few_pages_and_balanced_columns(self):
+        _seed_documents_keep_the_promise(*self.seed)
+
+
+for _game, _language in _seeds():
+    _name = f"TestSeed_{_game}_{_language}".replace("-", "_")
+    globals()[_name] = type(_name, (_SeedDocuments,), {"seed": (_game, _language)})
 
 
 def _laid_out(project, doc):
