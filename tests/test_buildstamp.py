@@ -45,7 +45,7 @@ def test_nothing_changed_writes_nothing_and_reports_as_a_rebuild(cli, built):
     assert "90 cards to print, 30 different faces and backs (0 rendered, 30 from cache)" in again.out
     assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 20 pages = 10 sheets of paper " \
            "(unchanged)" in again.out
-    assert "text fit (en): 22 of 30 faces print text below its normal size" in again.out
+    assert "text fit (en): 3 of 30 faces print text below its normal size" in again.out
     assert "png/" not in again.out and "svg/  card faces and backs as SVG" in again.out
     quiet = cli(*ARGS, "--quiet", cwd=built)
     assert quiet.code == 0 and quiet.out == ""
