@@ -32,22 +32,39 @@ def test_the_one_pool_is_the_only_pool():
     assert POOLS.search((PACKAGE / "render" / "workers.py").read_text(encoding="utf-8"))  # the pattern finds the pool
 
 
+FORK_SERVER_CHECK = """
+import json, os, sys
+from cardgen.render.workers import Workers, start_method
+ask = "(__import__('os').getppid(), 'cardgen.render.svgconvert' in __import__('sys').modules)"
+with Workers(2, preload=("cardgen.render.svgconvert",)) as first:
+    answers = list(first.map(eval, [(ask,)] * 4))
+    pids = first.pids()
+with Workers(2) as second:
+    again = list(second.map(eval, [(ask,)] * 4))
+print(json.dumps({"forked": start_method() == "forkserver", "me": os.getpid(), "pids": pids,
+                  "answers": answers, "again": again}))
+"""
+
+
 def test_workers_come_from_one_fork_server_with_the_preloads_imported():
     """Where the platform has a fork server, every pool of a command forks from the same one, which
     imported the preloads before the first fork (a worker pays no import); elsewhere this process
-    spawns them and each imports the preloads as it starts."""
+    spawns them and each imports the preloads as it starts. A command is a fresh process (in the
+    test session, another test's pool may have started this process's fork server already)."""
+    import json
+
     forked = start_method() == "forkserver"
     assert forked == (sys.platform == "linux") or sys.platform not in ("linux", "darwin", "win32")
-    ask = "(__import__('os').getppid(), 'cardgen.render.svgconvert' in __import__('sys').modules)"
-    with Workers(2, preload=("cardgen.render.svgconvert",)) as first:
-        answers = list(first.map(eval, [(ask,)] * 4))
-        pids = first.pids()
-    with Workers(2) as second:
-        again = list(second.map(eval, [(ask,)] * 4))
+    proc = subprocess.run([sys.executable, "-c", FORK_SERVER_CHECK], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    answers, again = got["answers"], got["again"]
     servers = {parent for parent, _ in answers + again}
-    assert len(servers) == 1 and (servers != {os.getpid()}) == forked
+    assert got["forked"] == forked
+    assert len(servers) == 1 and (servers != {got["me"]}) == forked
     assert all(imported for _, imported in answers) and all(imported == forked for _, imported in again)
-    assert len(pids) == 2 and os.getpid() not in pids
+    assert len(got["pids"]) == 2 and got["me"] not in got["pids"]
 
 
 def test_workers_take_the_commands_environment(monkeypatch):
