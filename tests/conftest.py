@@ -160,28 +160,48 @@ class SeedBuilds:
         return self.built[key]
 
 
-SEED_BUILDS_GROUP = "seed-builds"
+# The modules reading `seed_builds`: under pytest-xdist they run in one worker, so each seed build
+# is made once per run (`pytest_xdist_make_scheduler`); `pytest_collection_modifyitems` keeps the
+# list true.
+SEED_BUILD_MODULES = ("tests/test_designer_notes.py", "tests/test_game_rulebooks.py", "tests/test_games.py",
+                      "tests/test_kings_guild.py", "tests/test_printing.py", "tests/test_rulebook.py",
+                      "tests/test_rulebook_pages.py")
 
 
 @pytest.fixture(scope="session")
 def seed_builds(tmp_path_factory, session_cache: Path) -> SeedBuilds:
-    """The seed games' documents and sheets, built on first use (`SeedBuilds`), read only.
-    Every module that uses it runs in one worker (`pytest_collection_modifyitems` below)."""
+    """The seed games' documents and sheets, built on first use (`SeedBuilds`), read only."""
     return SeedBuilds(tmp_path_factory.mktemp("seed-builds"))
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks (--dist loadgroup)
-def pytest_collection_modifyitems(config, items) -> None:
-    """Which worker runs what (`--dist loadgroup`): the modules that read `seed_builds` share one
-    group, so each seed build is made once per session; every other module is a group of its own
-    (as `--dist loadscope` would), so its module-scoped builds are made once too."""
-    def module(item) -> str:
-        return item.nodeid.split("::", 1)[0]
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
 
-    shared = {module(item) for item in items if "seed_builds" in getattr(item, "fixturenames", ())}
-    for item in items:
-        name = module(item)
-        item.add_marker(pytest.mark.xdist_group(SEED_BUILDS_GROUP if name in shared else name))
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every module reading `seed_builds` is one of SEED_BUILD_MODULES (else it would build them
+    again in the other worker)."""
+    readers = {_module(item.nodeid) for item in items if "seed_builds" in getattr(item, "fixturenames", ())}
+    unlisted = sorted(readers - set(SEED_BUILD_MODULES))
+    if unlisted:
+        raise pytest.UsageError(f"add {', '.join(unlisted)} to SEED_BUILD_MODULES in tests/conftest.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadscope` (pyproject's addopts) with SEED_BUILD_MODULES as one scope: a module's
+    tests stay in one worker (its module-scoped builds are made once), and so do the modules
+    sharing the session's seed builds. (pytest-xdist's own `loadgroup` cannot group modules
+    under pytest 9: it renames test ids through an attribute pytest no longer reads.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SeedScopeScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = _module(nodeid)
+            return "seed-builds" if module in SEED_BUILD_MODULES else module
+
+    return SeedScopeScheduling(config, log)
 
 
 class CliResult:
