@@ -30,42 +30,50 @@ from .atomic import write_text
 from .cache import digest_of, toolchain_version
 from .errors import CardgenError
 
-FORMAT = 1
+FORMAT = 2  # 2: files listed by os.walk, sorted as strings
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def stamp_path(project, options: dict[str, Any]) -> Path:
-    """Where the record of the last build with these options of this project lives."""
-    key = digest_of(FORMAT, str(project.root.resolve()), options)
-    return project.cache_dir / "stamps" / f"{key}.json"
+def stamp_path(root: Path, cache: Path, options: dict[str, Any]) -> Path:
+    """Where the record of the last build with these options of the project at `root` lives
+    (`cache`: the project's cache folder)."""
+    key = digest_of(FORMAT, str(root.resolve()), options)
+    return cache / "stamps" / f"{key}.json"
 
 
-def fingerprint(project, options: dict[str, Any]) -> str:
-    """The digest of everything a build with `options` reads (see the module docstring)."""
+def fingerprint(root: Path, sources: list[Path], options: dict[str, Any]) -> str:
+    """The digest of everything a build with `options` of the project at `root`, whose sources
+    are `sources` (files and folders), reads (see the module docstring). It needs no loaded
+    project: a rebuild with nothing changed imports neither the data model nor a renderer."""
     h = hashlib.sha256()
-    h.update(digest_of(FORMAT, str(project.root.resolve()), options, toolchain_version(), sys.version,
+    h.update(digest_of(FORMAT, str(root.resolve()), options, toolchain_version(), sys.version,
                        os.environ.get("SOURCE_DATE_EPOCH")).encode())
-    for base, folders in ((project.root, project.source_paths), (PACKAGE_DIR, [PACKAGE_DIR])):
-        for path in sorted(_files(folders)):
-            h.update(b"\0" + str(path.relative_to(base)).encode() + b"\0")
-            h.update(hashlib.sha256(path.read_bytes()).digest())
+    for base, folders in ((root, sources), (PACKAGE_DIR, [PACKAGE_DIR])):
+        for name in _files(str(base), [str(f) for f in folders]):
+            h.update(b"\0" + name.encode() + b"\0")
+            with open(os.path.join(base, name), "rb") as file:
+                h.update(hashlib.sha256(file.read()).digest())
     return h.hexdigest()
 
 
-def _files(folders) -> list[Path]:
+def _files(base: str, folders: list[str]) -> list[str]:
+    """Every file in `folders` (files or folders under `base`), by its path relative to `base`,
+    sorted; not __pycache__. Plain strings and os.walk: this runs before every rebuild."""
     found = []
     for folder in folders:
-        if folder.is_file():
-            found.append(folder)
-        elif folder.is_dir():
-            found += [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    return found
+        if os.path.isfile(folder):
+            found.append(os.path.relpath(folder, base))
+        for top, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            rel = os.path.relpath(top, base)
+            found += [os.path.join(rel, f) for f in files if os.path.isfile(os.path.join(top, f))]
+    return sorted(found)
 
 
-def recall(project, options: dict[str, Any], digest: str) -> dict | None:
+def recall(root: Path, cache: Path, options: dict[str, Any], digest: str) -> dict | None:
     """The last build's report, if it read exactly what this one would and its files are intact."""
     try:
-        record = json.loads(stamp_path(project, options).read_text(encoding="utf-8"))
+        record = json.loads(stamp_path(root, cache, options).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("fingerprint") != digest:
@@ -80,7 +88,7 @@ def recall(project, options: dict[str, Any], digest: str) -> dict | None:
     return record.get("report")
 
 
-def remember(project, options: dict[str, Any], digest: str, out_dir: Path, report: dict) -> None:
+def remember(root: Path, cache: Path, options: dict[str, Any], digest: str, out_dir: Path, report: dict) -> None:
     """Record a successful build: its digest, its report and the state of every file it wrote."""
     from .outputs import OutputFolder
 
@@ -94,6 +102,6 @@ def remember(project, options: dict[str, Any], digest: str, out_dir: Path, repor
         files[str(path)] = [stat.st_size, stat.st_mtime_ns]
     record = {"written_by": "cardgen", "fingerprint": digest, "files": files, "report": report}
     try:
-        write_text(stamp_path(project, options), json.dumps(record, sort_keys=True))
+        write_text(stamp_path(root, cache, options), json.dumps(record, sort_keys=True))
     except CardgenError:  # a stamp that cannot be written costs the next rebuild time, nothing else
         pass

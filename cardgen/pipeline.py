@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import cache as cache_mod
 from .buildtypes import BuildOptions, BuildResult, Progress, Timing
-from .cardstage import draw_cards
+from .cardstage import DrawnCards, draw_cards
 from .data.project import Project, check_out_dir
 from .data.snapshot import Snapshot
 from .data.validate import ValidationFailed
@@ -44,12 +44,15 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
 
 
 def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = None,
-          progress: Progress | None = None) -> BuildResult:
+          progress: Progress | None = None, *, drawn: DrawnCards | None = None) -> BuildResult:
     """Validate, render, then rasterise the cards, impose the sheets and lay out the rulebook.
 
     The slow steps share one pool of worker processes (`workers.py`): card renders are queued
     first, the rulebooks behind them, so a core that runs out of cards moves on to a rulebook
     while this process imposes the sheets as soon as the cards are done.
+
+    `drawn`: the card stage of this snapshot, run already by the caller (an export that also
+    builds the rulebook): its faces and findings are used rather than drawn again.
     """
     options = given = options or BuildOptions()
     progress = progress or Progress()
@@ -58,10 +61,12 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     workers: list[Workers] = []  # started once the data checks pass, while the cards are drawn
     try:
         # the card stage `validate` and `serve` run too: the same faces, the same findings
-        cards = draw_cards(project, snapshot,
-                           on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)))
+        cards = drawn or draw_cards(project, snapshot,
+                                    on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)))
         result.timings += cards.timings
         rendered = cards.faces()  # ValidationFailed when a finding is an error
+        if not workers:  # the caller's card stage: the data checks passed there
+            workers.append(_workers(project, snapshot, given, out_dir))
         findings = list(cards.findings)
         warnings = [f for f in findings if f.severity == "warning"]
         if options.strict and warnings:

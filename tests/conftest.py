@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from cardgen.cli import main
-from cardgen.data.project import CACHE_ENV, load_project
+from cardgen.data.folders import CACHE_ENV
+from cardgen.data.project import load_project
 from cardgen.render import fonts
 
 ROOT = Path(__file__).resolve().parents[1]

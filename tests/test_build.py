@@ -15,7 +15,8 @@ from PIL import Image, ImageCms
 from pypdf import PdfReader
 
 from cardgen.buildtypes import BuildOptions
-from cardgen.data.project import CACHE_ENV, load_project
+from cardgen.data.folders import CACHE_ENV
+from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.imposition import PAPER_SIZES, SheetSpec, layout_for
 from cardgen.pipeline import build

@@ -45,22 +45,37 @@ def test_nothing_changed_writes_nothing_and_reports_as_a_rebuild(cli, built):
     assert "90 cards to print, 30 different faces and backs (0 rendered, 30 from cache)" in again.out
     assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 20 pages = 10 sheets of paper " \
            "(unchanged)" in again.out
-    assert "text fit (en): 22 of 30 faces print text below its normal size" in again.out
+    assert "text fit (en): 3 of 30 faces print text below its normal size" in again.out
     assert "png/" not in again.out and "svg/  card faces and backs as SVG" in again.out
     quiet = cli(*ARGS, "--quiet", cwd=built)
     assert quiet.code == 0 and quiet.out == ""
 
 
 def test_a_no_op_rebuild_loads_no_renderer(built):
-    """In a fresh process (as a user runs it): neither the pipeline nor cairo nor weasyprint."""
+    """In a fresh process (as a user runs it): neither the pipeline nor cairo nor weasyprint, nor
+    even the data model (pydantic) or the YAML reader: the stamp is found from the project's
+    folder alone."""
     code = ("import sys\nfrom cardgen.cli import main\n"
             f"try:\n    main({list(ARGS)!r})\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-            "print(sorted(m for m in ('cardgen.pipeline', 'cairosvg', 'cairocffi', 'weasyprint', 'pikepdf')"
-            " if m in sys.modules))\n")
+            "print(sorted(m for m in ('cardgen.pipeline', 'cairosvg', 'cairocffi', 'weasyprint', 'pikepdf',"
+            " 'pydantic', 'yaml', 'cardgen.data.project') if m in sys.modules))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=built, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "[]", proc.stdout
+
+
+def test_a_project_with_its_own_build_folder_is_up_to_date_too(cli, project_copy, monkeypatch):
+    """cardgen.yml naming another build_dir: the stamp is kept in that folder's cache and found
+    there once cardgen.yml is read."""
+    monkeypatch.delenv("CARDGEN_CACHE_DIR")
+    config = project_copy / "cardgen.yml"
+    config.write_text(config.read_text() + "\nbuild_dir: out\n")
+    assert UP_TO_DATE not in build(cli, project_copy).out
+    again = build(cli, project_copy)
+    assert UP_TO_DATE in again.out
+    assert list((project_copy / "out" / ".cache" / "stamps").glob("*.json"))
+    assert not (project_copy / "build").exists()
 
 
 def test_any_changed_input_builds_again(cli, built):

@@ -111,6 +111,19 @@ def test_the_seed_games_set_ups_validate(cli):
                           ("kings-guild", "1"), ("knightfall", "1"), ("one-true-king", "1"), ("way-of-the-blade", "1")]:
         code, report = validate_json(cli, ROOT, "--game", game, "--version", version)
         assert setup_errors(report) == [], (game, version)
+        assert [f for f in report["findings"] if f["code"] == "setup"] == [], (game, version)  # no warning either
+
+
+def test_two_places_printing_the_same_name_are_a_warning_at_the_second(cli, project_copy):
+    """The market's drawing pile and its face-up row both named "Market": a player could not tell
+    them apart in the rulebook's figure or on the virtual table."""
+    edit(project_copy, KB_GAME, "      label: Market drawing pile\n", "      label: Market\n")
+    code, report = validate_json(cli, project_copy, "--version", "3.1")
+    assert code == 0
+    [warning] = [f for f in report["findings"] if f["code"] == "setup"]
+    assert warning["severity"] == "warning"
+    assert warning["file"] == KB_GAME and warning["line"] == line_of(project_copy / KB_GAME, "- id: market-row")
+    assert "places 'market' and 'market-row' both print the name 'Market'" in warning["message"]
 
 
 def test_too_few_metals_for_four_players_is_found_at_its_place(cli, project_copy):

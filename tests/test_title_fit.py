@@ -56,6 +56,18 @@ def test_no_title_prints_below_85_percent(game, version, lang, monkeypatch):
     assert not small, f"{game} {version or ''} {lang or ''}: titles below 85 %: {small}"
 
 
+@pytest.mark.parametrize(("game", "version", "lang"), BUILDS)
+def test_numbers_and_ranks_print_at_their_size(game, version, lang, monkeypatch):
+    """A card's number (points, power, rank, coin letter) is one or two characters: a box that
+    shrinks it was drawn too small for its size, and the text-fit report would count every card
+    (The King's Blade's points, Knightfall's powers and the playing-card corners once printed at
+    81 to 85 %)."""
+    _, fitted, _ = _render(game, version, lang, monkeypatch)
+    numbers = [(text, ratio) for text, _, ratio in fitted if text.isdigit() or text in ("A", "J", "Q", "K", "D")]
+    assert len(numbers) >= 20, (game, numbers)
+    assert [(t, round(r, 2)) for t, r in numbers if r < 1.0] == []
+
+
 @pytest.mark.parametrize("lang", ["it", "en"])
 def test_kings_guild_faces_print_their_text_at_its_size(lang, monkeypatch):
     snapshot, fitted, rendered = _render("kings-guild", None, lang, monkeypatch)

@@ -144,7 +144,7 @@ def test_kings_blade_hands_and_rows(tables):
     in_hands = [s for s in states if s["Name"] == "Card" and s["Transform"]["posY"] == 3.0]
     assert len(in_hands) == 4 * snapshot.rules["starting_hand"]
     decks = {s["Nickname"]: s for s in states if s["Name"] == "DeckCustom"}
-    assert set(decks) == {"Market", "The Mine"}
+    assert set(decks) == {"Market drawing pile", "The Mine"}
     assert len(decks["The Mine"]["ContainedObjects"]) == 60 - 12 and decks["The Mine"]["Transform"]["rotZ"] == 180
     face_up = [s for s in states if s["Name"] == "Card" and s["Transform"]["rotZ"] == 0 and s["Transform"]["posY"] == 1.0]
     assert len(face_up) == 4 + 4 + 4  # the market row, every player's blade and forge token
@@ -154,8 +154,8 @@ def test_kings_blade_hands_and_rows(tables):
 def test_labels_are_in_the_builds_language(tables):
     _, _, _, dutch = tables[("kings-blade", "nl", 3)]
     names = {s.get("Nickname") for s in _all_states(dutch["ObjectStates"])}
-    assert {"Markt", "De Mijn", "Klingkaarten", "Smidsfiches"} <= names
-    assert not names & {"Market", "The Mine", "Blade cards", "Forge tokens"}
+    assert {"Trekstapel van de markt", "De Mijn", "Klingkaarten", "Smidsfiches"} <= names
+    assert not names & {"Market drawing pile", "The Mine", "Blade cards", "Forge tokens"}
     assert "Schud de metaalkaarten en leg ze gedekt neer: dat is de mijn." in dutch["Note"]
     assert dutch["SaveName"] == "Het Zwaard van de Koning 3.1 (3 spelers)"
     _, _, _, english = tables[("kings-guild", "en", 4)]
@@ -281,11 +281,26 @@ def test_a_new_project_gets_a_table_from_its_data_alone(cli, project_copy, tmp_p
 
 
 def test_cli_table_with_rulebook_and_install(cli, tmp_path, monkeypatch):
+    """The table, its rulebook and the installed copy; the cards are drawn once for all of them
+    (the rulebook's build takes the export's card stage)."""
+    import cardgen.cardstage
+    import cardgen.commands.export
+    import cardgen.pipeline
+
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setattr("pathlib.Path.home", lambda: tmp_path / "home")
+    stages = []
+
+    def counted(*args, **kw):
+        stages.append(args[1].version)
+        return cardgen.cardstage.draw_cards(*args, **kw)
+
+    for module in (cardgen.commands.export, cardgen.pipeline):
+        monkeypatch.setattr(module, "draw_cards", counted)
     out = tmp_path / "table"
     result = cli("export", "tts", "--version", "3.1", "--table", "--players", "2", "--install", "--out", str(out))
     assert result.code == 0, result.err
+    assert stages == ["3.1"]
     save = json.loads((out / "kings-blade-3.1-2p.json").read_text(encoding="utf-8"))
     [pdf] = [s for s in save["ObjectStates"] if s["Name"] == "Custom_PDF"]
     assert pdf["CustomPDF"]["PDFUrl"] == file_url(out / "kings-blade-3.1-rulebook.pdf")

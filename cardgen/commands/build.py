@@ -13,7 +13,16 @@ from ..errors import InputError, display_path
 from ..files import BuildFiles, booklet_name, cutlines_name, sheets_name
 from ..outputs import clear_stale_lock
 from ..words import counted
-from .common import force_option, game_option, lang_option, parse_offset, project_from, snapshot_from, version_option
+from .common import (
+    force_option,
+    game_option,
+    lang_option,
+    parse_offset,
+    project_from,
+    root_from,
+    snapshot_from,
+    version_option,
+)
 
 
 @click.command(name="build")
@@ -55,18 +64,29 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
             cuts, cutter, jobs, quiet, strict, timings, force):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     from .. import buildstamp
+    from ..data.folders import DEFAULT_BUILD_DIR, cache_dir, source_paths
 
     _check_booklet(booklet, no_rulebook, since)
     started = time.perf_counter()
-    project = project_from(ctx)
     # what changes the files written (not --jobs, --quiet, --timings): the key of the build stamp
     written = {"game": game, "version": version, "lang": lang, "paper": paper, "fronts_only": fronts_only,
                "no_png": no_png, "no_rulebook": no_rulebook, "booklet": booklet, "since": since,
                "out": str(out_dir.resolve()) if out_dir else None, "duplex_offset": duplex_offset,
                "strict": strict, "cuts": cuts, "cutter": cutter}
-    digest = buildstamp.fingerprint(project, written)
+    # Nothing is loaded before the stamp is looked at: where the project keeps its build folder
+    # under the default name, a rebuild with nothing changed imports neither the data model nor a
+    # renderer. A project naming another build_dir finds its stamp once cardgen.yml is loaded.
+    root = root_from(ctx)
+    digest = buildstamp.fingerprint(root, source_paths(root), written) if root is not None else ""
     # --force is no input of the files but a request to look at them again: never "up to date"
-    report = None if force else buildstamp.recall(project, written, digest)
+    report = None
+    if root is not None and not force:
+        report = buildstamp.recall(root, cache_dir(root / DEFAULT_BUILD_DIR), written, digest)
+    project = None
+    if report is None:
+        project = project_from(ctx)
+        if not force and project.cache_dir != cache_dir(project.root / DEFAULT_BUILD_DIR):
+            report = buildstamp.recall(project.root, project.cache_dir, written, digest)
     if report is not None:  # every input as at the last build, and its files untouched
         clear_stale_lock(Path(report["out_dir"]))  # one a killed build left: nothing holds it, remove it
         _print_report(report, quiet, rebuilt=False, elapsed=time.perf_counter() - started)
@@ -76,10 +96,11 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
             click.echo(f"  up to date  {elapsed:6.2f} s   every input and output as the last build left them "
                        "(nothing loaded, rendered or written)")
         return
+    assert project is not None  # loaded above whenever no stamp answered
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
                     since, duplex_offset, jobs, quiet, strict, timings, force, started, cuts=cuts, cutter=cutter)
     report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
-    buildstamp.remember(project, written, digest, Path(report["out_dir"]), report)
+    buildstamp.remember(project.root, project.cache_dir, written, digest, Path(report["out_dir"]), report)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..data.project import Project, find_project, load_project
-from ..data.snapshot import Snapshot
-from ..data.versions import load_game, resolve
+from ..data.folders import PROJECT_FILE, project_root
+
+if TYPE_CHECKING:  # the data model is imported by the commands that load data, when they do
+    from ..data.project import Project
+    from ..data.snapshot import Snapshot
 
 game_option = click.option("--game", "-g", default=None, help="Game id (a folder in card_data/). Default: the project's default game.")
 version_option = click.option("--version", "-v", "version", default=None, help="Version, e.g. 3.1 or v3. Default: the game's default version.")
@@ -22,13 +25,26 @@ format_option = click.option("--format", "fmt", type=click.Choice(["text", "json
 
 
 def project_from(ctx: click.Context) -> Project:
+    from ..data.project import find_project, load_project
+
     path: Path | None = (ctx.find_root().obj or {}).get("project_path")
     return load_project(path) if path else find_project()
+
+
+def root_from(ctx: click.Context) -> Path | None:
+    """The folder of the project `project_from` would load, without loading it; None where it
+    would fail (it then says why)."""
+    path: Path | None = (ctx.find_root().obj or {}).get("project_path")
+    if path is None:
+        return project_root()
+    root = Path(path).resolve()
+    return root if (root / PROJECT_FILE).is_file() else None
 
 
 def snapshot_from(ctx: click.Context, game: str | None, version: str | None,
                   lang: str | None = None, project: Project | None = None) -> tuple[Project, Snapshot]:
     """The resolved version, in `lang` (default: the game's source language)."""
+    from ..data.versions import load_game, resolve
     from ..i18n.localise import localise
 
     project = project or project_from(ctx)
@@ -40,7 +56,7 @@ def check_choices(project: Project, game: str | None, version: str | None, lang:
     """The game, version and language asked for exist: the same one line (exit 2) every command
     gives. The data itself need not be sound: a broken game.yml is left to the caller (`serve`
     shows it in its page and recovers when it is fixed)."""
-    from ..data.versions import existing_version
+    from ..data.versions import existing_version, load_game
     from ..errors import CardgenError
     from ..i18n.catalogs import check_language, require_translation
 

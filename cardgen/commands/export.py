@@ -39,11 +39,16 @@ def _drawn(ctx, game, version, lang=None):
 def _draw(project, snapshot):
     """The card stage, as `build` runs it: refuse data with errors, show warnings, go on with
     the faces it rendered."""
+    return _drawn_stage(project, snapshot).faces()
+
+
+def _drawn_stage(project, snapshot):
+    """`_draw`, returning the whole card stage (for a build that should not draw again)."""
     cards = draw_cards(project, snapshot)
-    rendered = cards.faces()  # ValidationFailed when a finding is an error
+    cards.faces()  # ValidationFailed when a finding is an error
     for finding in cards.findings:  # each says its own severity: `file:line:col: warning: ...`
         click.echo(str(finding), err=True)
-    return rendered
+    return cards
 
 
 @command.command(name="tts")
@@ -118,14 +123,15 @@ def _tts_table(ctx, game, version, lang, out_dir, url_in, install, players, jobs
     counts = list(allowed_players(snapshot)) if players is None else [players]
     for n in counts:
         check_players(snapshot, n)  # one line, before anything is rendered
-    rendered = _draw(project, snapshot)
+    cards = _drawn_stage(project, snapshot)
+    rendered = cards.faces()
     out = check_out_dir(project, out_dir or of_snapshot(project.build_dir, snapshot).tts_table)
     rulebook = None
     if snapshot.game.file.rulebook:
         # the players' rulebook, built on its own beside the table (never over a build's files)
         options = BuildOptions(papers=("a4",), png=False, sheets=False, notes=False,
                                out_dir=tts_table_rulebook_dir(out), workers=jobs, force=force)
-        build(project, snapshot, options, progress_for(quiet))
+        build(project, snapshot, options, progress_for(quiet), drawn=cards)  # the faces drawn above
         rulebook = tts_table_rulebook_dir(out) / rulebook_name("a4")
         if not rulebook.is_file():  # a language without the rulebook's words: the build said so
             rulebook = None

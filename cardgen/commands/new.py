@@ -23,8 +23,9 @@ from jinja2 import Environment, StrictUndefined
 
 from ..atomic import write_text
 from ..builtin import FONTS_DIR, ICONS_DIR, SKELETON_DIR
+from ..data.folders import PROJECT_FILE, project_root
 from ..data.model import json_schemas
-from ..data.project import PROJECT_FILE, load_project, project_root
+from ..data.project import load_project
 from ..errors import InputError, display_path
 
 # skeleton file -> where it goes in the project ({id} is the game's id)

@@ -7,7 +7,6 @@ common templates a project lacks come from cardgen's built-ins (`cardgen.builtin
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,9 +17,10 @@ from ..builtin import FONTS_DIR
 from ..errors import InputError, Loc
 from ..outputs import refuse_sources
 from . import model, yamlsource
+from .folders import DEFAULT_BUILD_DIR, PROJECT_FILE, project_root
+from .folders import cache_dir as cache_dir_of
+from .folders import source_paths as source_paths_of
 
-PROJECT_FILE = "cardgen.yml"
-CACHE_ENV = "CARDGEN_CACHE_DIR"
 MAX_DUPLEX_OFFSET_MM = 10.0  # more than this is not a printer's misregistration but a wrong setting
 
 
@@ -67,7 +67,7 @@ class Limits(model.Strict):
 
 class ProjectFile(model.Strict):
     default_game: str | None = Field(None, description="Game used when --game is left out.")
-    build_dir: str = "build"
+    build_dir: str = DEFAULT_BUILD_DIR
     protected: list[str] = Field(
         default_factory=list,
         description="More folders of the project (besides card_data, versions, templates, icons, fonts, "
@@ -117,19 +117,13 @@ class Project:
 
     @property
     def cache_dir(self) -> Path:
-        """Renders shared by every build of the project, by content (see cache.py).
-
-        build/.cache/ unless CARDGEN_CACHE_DIR names another folder: a test session keeps its
-        own there, so it neither reuses nor fills the cache of the designer's builds.
-        """
-        folder = os.environ.get(CACHE_ENV)
-        return Path(folder).resolve() if folder else self.build_dir / ".cache"
+        """Renders shared by every build of the project, by content (see data.folders.cache_dir)."""
+        return cache_dir_of(self.build_dir)
 
     @property
     def source_paths(self) -> list[Path]:
         """What the designer writes: never built over, and all a copy of the project needs."""
-        return [self.root / PROJECT_FILE, self.card_data, self.versions_dir, self.templates_dir,
-                self.icons_dir, self.own_fonts_dir, self.root / "schema"]
+        return source_paths_of(self.root)
 
     def copy_sources(self, dest: Path) -> Project:
         """Copy the project's sources (not its build output) to `dest`, e.g. for a scratch build."""
@@ -164,16 +158,6 @@ class Project:
             )
         return self.card_data / game_id
 
-
-def project_root(start: Path | None = None) -> Path | None:
-    """The nearest folder at or above `start` holding cardgen.yml, or None."""
-    start = Path(start or Path.cwd()).resolve()
-    if start.is_file():
-        start = start.parent
-    for folder in (start, *start.parents):
-        if (folder / PROJECT_FILE).is_file():
-            return folder
-    return None
 
 
 def find_project(start: Path | None = None) -> Project:

@@ -373,11 +373,28 @@ def check(snapshot: Snapshot, report: Any) -> None:
     failed: set[str] = set()
     for players in allowed_players(snapshot):
         try:
-            deal(snapshot, players)
+            table = deal(snapshot, players)
         except SetupError as exc:
             if str(exc.loc) not in failed:
                 failed.add(str(exc.loc))
                 report.error("setup", exc.message, loc=exc.loc)
+    if not failed:
+        _check_labels(snapshot, table, locs, report)
+
+
+def _check_labels(snapshot: Snapshot, table: Table, locs: dict, report: Any) -> None:
+    """Two places of one area that print the same name (in the rulebook's figure, on the virtual
+    table) cannot be told apart: a warning at the second, asking for a label."""
+    for area, placed in ((SHARED, table.shared), (PLAYERS, table.seats[0] if table.seats else [])):
+        named: dict[str, str] = {}
+        for place in placed:
+            if place.kind == "box" or not place.cards:
+                continue  # not drawn, not laid out
+            label = label_of(snapshot, place)
+            if label in named:
+                report.warning("setup", f"setup.{area} places '{named[label]}' and '{place.id}' both print the name "
+                                        f"'{label}': give one a `label` of its own", loc=locs[(area, place.id)])
+            named.setdefault(label, place.id)
 
 
 def _check_names(snapshot: Snapshot, places: dict[str, list[SetupPlace]], locs: dict, report: Any) -> None:
@@ -501,10 +518,13 @@ def _setup_loc(snapshot: Snapshot) -> Loc:
 
 def label_of(snapshot: Snapshot, placed: Placed) -> str:
     """A dealt place's name, in the build's language (the rulebook's figure and the virtual table
-    both print it): its own label, else its deck's name, else its component's."""
+    both print it): its own label, else the name of the one component it names, else its
+    deck's name, else its component's."""
     if placed.place.label:
         return placed.place.label
     cards = placed.different
+    if placed.place.cards and len(cards) == 1:  # a place for one named component: its name
+        return cards[0].name
     decks = {snapshot.game.card_types[c.type].deck for c in cards}
     if placed.place.deck or len(decks) == 1:
         return snapshot.game.decks[placed.place.deck or next(iter(decks))].name

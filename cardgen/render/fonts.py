@@ -52,7 +52,7 @@ def default_cache_dir(fonts_dir: Path = DEFAULT_FONTS_DIR) -> Path:
     `fonts_dir` is accepted for callers that name the folder; everything below is keyed by the
     fonts' content, so two projects (or checkouts) with the same fonts share one entry.
     """
-    from ..data.project import CACHE_ENV
+    from ..data.folders import CACHE_ENV
 
     if os.environ.get(CACHE_ENV):
         base = Path(os.environ[CACHE_ENV])
