@@ -112,7 +112,7 @@ def export_tts(project: Project, snapshot: Snapshot, rendered: RenderedSet, out_
     pieces = plan_pieces(snapshot, stem)
     with own_pool(project, workers) as pool:
         for deck in decks:
-            _write_images(project, snapshot, rendered, deck, out_dir, pool, progress)
+            write_deck_images(project, snapshot, rendered, deck, out_dir, pool, progress)
         write_piece_images(project, snapshot, rendered, pieces, out_dir, pool, progress)
     objects: list[DeckObject | PieceObject] = list(decks)
     objects += pieces
@@ -140,8 +140,8 @@ def write_objects(objects: list, snapshot: Snapshot, folder: Path, url_for: Call
         write_if_changed(folder / obj.file, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def _write_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, obj: DeckObject, out_dir: Path,
-                  workers: Workers, progress: Progress | None) -> None:
+def write_deck_images(project: Project, snapshot: Snapshot, rendered: RenderedSet, obj: DeckObject, out_dir: Path,
+                      workers: Workers, progress: Progress | None) -> None:
     """The object's sheets, back and thumbnail; sets each sheet's key from its pictures."""
     bleed = snapshot.game.file.bleed_mm
     shots = []
@@ -226,19 +226,19 @@ def _thumbnail(sheet_image: Image.Image, sheet: Sheet, back: Image.Image) -> Ima
 
 
 def saved_object(obj: DeckObject, snapshot: Snapshot, url_for: Callable[[str], str]) -> dict:
-    entries = {s.key: _custom_deck(obj, s, url_for) for s in obj.sheets}
+    entries = {s.key: custom_deck(obj, s, url_for) for s in obj.sheets}
     copies = obj.copies
     label = f"{snapshot.game.name} {snapshot.version}"
     if len(copies) == 1:
         sheet, index, card = copies[0]
-        state = _card(obj, snapshot, sheet, index, card, entries, guid=_guid(obj.file, 0))
+        state = card_object(obj, snapshot, sheet, index, card, entries, guid=_guid(obj.file, 0))
     else:
         state = {
-            **_common("DeckCustom", obj, _guid(obj.file, 0), obj.name, f"{label}: {len(copies)} cards", hands=False),
+            **object_base("DeckCustom", obj, _guid(obj.file, 0), obj.name, f"{label}: {len(copies)} cards", hands=False),
             "DeckIDs": [sheet.key * 100 + index for sheet, index, _ in copies],
             "CustomDeck": {str(k): v for k, v in entries.items()},
             "ContainedObjects": [
-                _card(obj, snapshot, sheet, index, card, entries, guid=_guid(obj.file, n + 1))
+                card_object(obj, snapshot, sheet, index, card, entries, guid=_guid(obj.file, n + 1))
                 for n, (sheet, index, card) in enumerate(copies)
             ],
         }
@@ -246,16 +246,16 @@ def saved_object(obj: DeckObject, snapshot: Snapshot, url_for: Callable[[str], s
             "Note": "", "LuaScript": "", "LuaScriptState": "", "XmlUI": "", "ObjectStates": [state]}
 
 
-def _card(obj: DeckObject, snapshot: Snapshot, sheet: Sheet, index: int, card: Card, entries: dict,
-          guid: str) -> dict:
+def card_object(obj: DeckObject, snapshot: Snapshot, sheet: Sheet, index: int, card: Card, entries: dict,
+                guid: str) -> dict:
     return {
-        **_common("Card", obj, guid, card.name, cardtext.card_plain(snapshot, card), hands=True),
+        **object_base("Card", obj, guid, card.name, cardtext.card_plain(snapshot, card), hands=True),
         "CardID": sheet.key * 100 + index,
         "CustomDeck": {str(sheet.key): entries[sheet.key]},
     }
 
 
-def _custom_deck(obj: DeckObject, sheet: Sheet, url_for: Callable[[str], str]) -> dict:
+def custom_deck(obj: DeckObject, sheet: Sheet, url_for: Callable[[str], str]) -> dict:
     return {
         "FaceURL": url_for(sheet.face_file),
         "BackURL": url_for(obj.back_file),
@@ -267,7 +267,7 @@ def _custom_deck(obj: DeckObject, sheet: Sheet, url_for: Callable[[str], str]) -
     }
 
 
-def _common(kind: str, obj: DeckObject, guid: str, nickname: str, description: str, hands: bool) -> dict:
+def object_base(kind: str, obj: DeckObject, guid: str, nickname: str, description: str, hands: bool) -> dict:
     """What decks and cards share: lying face down, sized like the printed card (TTS's card is poker)."""
     w, h = obj.size_mm
     scale_x = w / TTS_CARD_MM[0]

@@ -139,7 +139,7 @@ def write_piece_images(project: Project, snapshot: Snapshot, rendered: RenderedS
 def piece_object(obj: PieceObject, snapshot: Snapshot, url_for: Callable[[str], str]) -> dict:
     label = f"{snapshot.game.name} {snapshot.version}"
     copies = [(piece, n) for piece in obj.pieces for n in range(piece.card.count)]
-    states = [_piece(obj, snapshot, piece, url_for, _guid(obj.file, i + 1), i)
+    states = [one_piece(obj, snapshot, piece, url_for, _guid(obj.file, i + 1), i)
               for i, (piece, _) in enumerate(copies)]
     if obj.kind == "board" or len(states) == 1:
         objects = states  # boards lie side by side on the table
@@ -154,8 +154,8 @@ def piece_object(obj: PieceObject, snapshot: Snapshot, url_for: Callable[[str], 
             "Note": "", "LuaScript": "", "LuaScriptState": "", "XmlUI": "", "ObjectStates": objects}
 
 
-def _piece(obj: PieceObject, snapshot: Snapshot, piece: Piece, url_for: Callable[[str], str], guid: str,
-           index: int) -> dict:
+def one_piece(obj: PieceObject, snapshot: Snapshot, piece: Piece, url_for: Callable[[str], str], guid: str,
+              index: int) -> dict:
     w, h = obj.size_mm
     scale = max(w, h) / TTS_PIECE_MM
     image = {"ImageURL": url_for(piece.face_file), "ImageSecondaryURL": "", "ImageScalar": 1.0,

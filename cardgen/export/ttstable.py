@@ -295,7 +295,7 @@ def write_table_images(project: Project, snapshot: Snapshot, rendered: RenderedS
     pieces = ttspieces.plan_pieces(snapshot, stem)
     with tts.own_pool(project, workers) as pool:  # every image in the same worker processes
         for deck in decks:
-            tts._write_images(project, snapshot, rendered, deck, out_dir, pool, progress)
+            tts.write_deck_images(project, snapshot, rendered, deck, out_dir, pool, progress)
         ttspieces.write_piece_images(project, snapshot, rendered, pieces, out_dir, pool, progress)
     return decks, pieces
 
@@ -432,21 +432,21 @@ class _Writer:
         deck = cells[0][0]
         if len(cards) == 1:
             _, sheet, index = cells[0]
-            return tts._card(deck, self.snapshot, sheet, index, cards[0],
-                             {sheet.key: tts._custom_deck(deck, sheet, self.url_for)}, guid=self.guid())
-        sheets = {s.key: tts._custom_deck(deck, s, self.url_for) for _, s, _ in cells}
+            return tts.card_object(deck, self.snapshot, sheet, index, cards[0],
+                             {sheet.key: tts.custom_deck(deck, sheet, self.url_for)}, guid=self.guid())
+        sheets = {s.key: tts.custom_deck(deck, s, self.url_for) for _, s, _ in cells}
         return {
-            **tts._common("DeckCustom", deck, self.guid(), label, description, hands=False),
+            **tts.object_base("DeckCustom", deck, self.guid(), label, description, hands=False),
             "DeckIDs": [sheet.key * 100 + index for _, sheet, index in cells],
             "CustomDeck": {str(k): v for k, v in sheets.items()},
-            "ContainedObjects": [tts._card(deck, self.snapshot, sheet, index, card,
+            "ContainedObjects": [tts.card_object(deck, self.snapshot, sheet, index, card,
                                            {sheet.key: sheets[sheet.key]}, guid=self.guid())
                                  for (_, sheet, index), card in zip(cells, cards)],
         }
 
     def piece(self, card: Card) -> dict:
         obj, piece = self.pieces[card.id]
-        return ttspieces._piece(obj, self.snapshot, piece, self.url_for, self.guid(), 0)
+        return ttspieces.one_piece(obj, self.snapshot, piece, self.url_for, self.guid(), 0)
 
     def content(self, cards: list[Card]) -> list[dict]:
         """What a bag holds: pieces one by one, cards as one pile per deck."""

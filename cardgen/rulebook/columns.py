@@ -1,18 +1,29 @@
-"""weasyprint's column balancing with fewer layouts and the same pages: the column memo.
+"""weasyprint's column balancing from a few layouts: balanced columns from the places they may break.
 
 weasyprint balances a multi-column block (weasyprint/layout/column.py) by laying its columns
 out at one height, then again a little taller, until the content fits; the step is often
-1 px, so a block of The King's Blade rulebook was laid out over 100 times. As long as a
-column breaks at the same place, its layout at every height in between is the same. So while
-weasyprint balances, each column's layouts are remembered by where the column starts and how
-much room it has, and a height lying between two remembered ones that broke at the same place
-is answered from memory. When weasyprint steps through heights where nothing changes, the
-column is laid out further ahead (doubling the step, then halving the gap to the first change),
-so the steps in between come from memory.
+1 px, so a block of The King's Blade rulebook was laid out over 100 times (3.1's A4 rulebook:
+over 500 column layouts in all). cardgen instead lays the block's content out once as one
+column of the column width with room without end, reads from its boxes every place a column
+may break and how tall a column from one place to another is (colbreaks.py), computes the
+shortest height at which the columns hold it all, and lays the columns out once at that height
+(weasyprint's own last pass, `_balanced`): about 3 layouts a block (3.1's A4 rulebook: 38).
+When the block does not fit on the page even so, the columns take the page's height, as
+weasyprint's do. The columns are weasyprint's layout at that height; the height is not always
+the one weasyprint's steps reach, which may pass the shortest (then weasyprint's columns are
+taller and the pages differ: tests/test_columns.py holds the promise, the same text in the
+same order on as few pages, every block balanced).
 
-This relies on a taller column never breaking earlier than a shorter one, which is how
-weasyprint fills a column. A column whose layout places floats, footnotes or other out-of-flow
-boxes is left to weasyprint. The pages are weasyprint's either way.
+A block this cannot read is left to weasyprint's own search: a spanning child, a set height,
+floats or footnotes in it, or a last pass that did not come out as the breaks said (the
+content did not fit, or fitted where the breaks said it would not). That search is shortened
+by the column memo: each column's layouts are remembered by where the column starts and how
+much room it has, and a height lying between two remembered ones that broke at the same place
+is answered from memory; when weasyprint steps through heights where nothing changes, the
+column is laid out further ahead (doubling the step, then halving the gap to the first
+change), so the steps in between come from memory. This relies on a taller column never
+breaking earlier than a shorter one, which is how weasyprint fills a column; a column whose
+layout places footnotes or other out-of-flow boxes is left to weasyprint alone.
 
 How it is fenced in:
 
@@ -20,12 +31,13 @@ How it is fenced in:
   weasyprint.layout.block) only inside `fewer_layouts()`, which `document.write_rulebook_pdf`
   wraps around weasyprint's layout alone; before and after, weasyprint is untouched.
 - One switch, the environment variable `CARDGEN_COLUMN_MEMO` (`SWITCH`): `on` (the default) or
-  `off`. Off, weasyprint balances on its own: the same bytes, in the old time.
+  `off`. Off, weasyprint balances on its own, in its own time.
 - It takes over only the weasyprint it was written for: a release in `CHECKED_RELEASES` whose
-  functions it wraps or calls have the source it was written against (`SOURCES`: a hash of each
-  one's source). Any other weasyprint balances on its own, and `off_because()` says why; the
-  build's `--timings` says so beside each document, and tests/test_columns.py fails, naming the
-  function that changed, until someone checks the memo against the new release and updates both.
+  functions it wraps, calls or reads the rules of have the source it was written against
+  (`SOURCES`: a hash of each one's source). Any other weasyprint balances on its own, and
+  `off_because()` says why; the build's `--timings` says so beside each document, and
+  tests/test_columns.py fails, naming the function that changed, until someone checks this
+  module against the new release and updates both.
 """
 
 from __future__ import annotations
@@ -42,20 +54,33 @@ from typing import Any
 
 from ..cache import sha256_text
 from ..errors import BuildError
+from .colbreaks import Breaks, column_breaks, shortest_height
 
 SWITCH = "CARDGEN_COLUMN_MEMO"  # "on" (default) or "off"
-# The weasyprint releases this was checked against (every game's rulebook, notes and booklet
-# the same bytes, every answer from memory laid out again and compared, tests/test_columns.py):
-# a later release may keep the functions and change how a column fills, so it balances on its
-# own until checked.
+# The weasyprint releases this was checked against (tests/test_columns.py: every seed game's
+# rulebook and notes the same text on as few pages, every block balanced; every answer from
+# memory laid out again and compared): a later release may keep the functions and change how a
+# column fills, so it balances on its own until checked.
 CHECKED_RELEASES = ("70.0",)
-# sha256 (first 16 hex digits) of the source of each weasyprint function the memo wraps or calls,
-# as in the releases above: the wrapper reads block_box_layout's parameters by position and knows
-# how columns_layout calls it while balancing (fresh lists, no margins to collapse)
+# sha256 (first 16 hex digits) of the source of each weasyprint function this wraps, calls or
+# follows, as in the releases above: the wrappers read block_box_layout's parameters by position
+# and know how columns_layout calls it (fresh lists, no margins to collapse); `_balanced` is
+# columns_layout's code for a plain block; colbreaks.py reads where a column may break and what
+# must fit as _linebox_layout, _in_flow_layout and block_container_layout decide it
 SOURCES = {
     "weasyprint.layout.block.block_box_layout": "a6279066e3d9ff7d",
     "weasyprint.layout.column.columns_layout": "7a05cce3272fc581",
     "weasyprint.layout.block.remove_placeholders": "ce16d97a1caacea0",
+    "weasyprint.layout.column._create_column_box": "c9fc1aaa4d0fa7d8",
+    "weasyprint.layout.block.block_level_width": "f1668591a4219143",
+    "weasyprint.layout.block.collapse_margin": "c91ad56f81717b09",
+    "weasyprint.layout.block.block_level_page_break": "4c36f807aa76498f",
+    "weasyprint.layout.block.avoid_page_break": "2810fc88d7b6fbb7",
+    "weasyprint.layout.block._linebox_layout": "e07bbe000974787e",
+    "weasyprint.layout.block._in_flow_layout": "c2537262836dd981",
+    "weasyprint.layout.block.block_container_layout": "65842ca53a8391eb",
+    "weasyprint.formatting_structure.boxes.ParentBox.bottom_margin_collapses": "f7d9f8c8282491a0",
+    "weasyprint.formatting_structure.boxes.ParentBox.top_margin_collapses": "f74bd6a849c732f7",
 }
 AHEAD_PX = 512.0  # how far ahead of weasyprint's height a column is laid out, at most
 # Looking ahead pays when weasyprint grows the columns 1 px at a time (it found no box whose
@@ -66,6 +91,9 @@ _lock = threading.Lock()
 _users = 0
 _originals: dict[str, Callable[..., Any]] = {}
 _local = threading.local()  # .blocks: the memos of the column blocks being laid out, innermost last
+UNLIMITED_PX = 1e6  # the room below a block's content laid out in one piece: more than any page
+from_breaks = True  # tests: False leaves every block to weasyprint's search (with the memo)
+stats: list[bool] | None = None  # tests, benchmarks: a list, and each block appends whether its breaks balanced it
 checks: list[bool] | None = None  # tests: a list, and every answer from memory is laid out and compared
 
 
@@ -100,12 +128,25 @@ def off_because() -> str | None:
     if not switched_on():
         return f"{SWITCH}=off"
     import weasyprint
-    from weasyprint.layout import block, column
 
-    functions = {"weasyprint.layout.block.block_box_layout": getattr(block, "block_box_layout", None),
-                 "weasyprint.layout.column.columns_layout": getattr(column, "columns_layout", None),
-                 "weasyprint.layout.block.remove_placeholders": getattr(block, "remove_placeholders", None)}
+    functions = {name: _function(name) for name in SOURCES}
     return _unfit(weasyprint.__version__, tuple(functions.items()))
+
+
+def _function(name: str) -> Any:
+    """The function a dotted name in `SOURCES` names (as weasyprint's modules hold it now), or None."""
+    import importlib
+
+    parts = name.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for part in parts[split:]:
+            found = getattr(found, part, None)
+        return found
+    return None
 
 
 @functools.lru_cache(maxsize=8)
@@ -178,9 +219,144 @@ def _columns_layout(*args: Any, **kwargs: Any) -> Any:
     blocks = _local.__dict__.setdefault("blocks", [])
     blocks.append(_Block())
     try:
+        laid_out = _balanced(*args, **kwargs) if from_breaks else None
+        if laid_out is not None:
+            return laid_out
         return _originals["columns_layout"](*args, **kwargs)
     finally:
         blocks.pop()
+
+
+def _balanced(context: Any, box: Any, bottom_space: float, skip_stack: Any, containing_block: Any,
+              page_is_empty: bool, absolute_boxes: list, fixed_boxes: list, adjoining_margins: list,
+              first_letter_style: Any, first_line_style: Any) -> Any:
+    """weasyprint's `columns_layout` for a block of plain columns, at the height `shortest_height`
+    finds from one layout of its content (colbreaks.py), or None to leave the block to weasyprint:
+    a spanning child, a set height, footnotes or floats, or a layout that did not come out as the
+    breaks said. Apart from finding the height, this is weasyprint 70.0's code for such a block."""
+    from weasyprint.layout.block import block_level_width, collapse_margin, remove_placeholders
+    from weasyprint.layout.column import _create_column_box
+    from weasyprint.layout.percent import percentage
+
+    style = box.style
+    if (not box.children or style["height"] != "auto" or style["position"] == "relative"
+            or style["column_fill"] != "balance" or context.current_page_footnotes
+            or context.current_footnote_area.height != "auto"
+            or any(child.style["column_span"] == "all" for child in box.children)):
+        return None
+    layout = _originals["block_box_layout"]
+    in_column, context.in_column = context.in_column, True
+    whole_box, whole_skip_stack = box, skip_stack
+    box = box.copy_with_children(box.children)
+    box.position_y += collapse_margin(adjoining_margins)
+    block_level_width(box, containing_block)
+    gap = style["font_size"] if style["column_gap"] == "normal" else percentage(style["column_gap"], box.style,
+                                                                                 box.width)
+    width, count = style["column_width"], style["column_count"]
+    if width == "auto" and count != "auto":
+        width = max(0, box.width - (count - 1) * gap) / count
+    elif width != "auto" and count == "auto":
+        count = max(1, math.floor((box.width + gap) / (width + gap)))
+        width = (box.width + gap) / count - gap
+    else:
+        count = max(1, min(count, math.floor((box.width + gap) / (width + gap))))
+        width = (box.width + gap) / count - gap
+    skip, = skip_stack.keys() if skip_stack else (0,)
+    column_children = [child.copy() for child in box.children[skip:]]
+    if skip_stack:
+        skip_stack = {0: skip_stack[skip]}
+    top = box.content_box_y()
+    max_height = context.page_bottom - top - bottom_space
+
+    breaks = _breaks_of(context, whole_box, (_frozen(whole_skip_stack), top, width), lambda: layout(
+        context, _create_column_box(box, containing_block, column_children, width, top), -UNLIMITED_PX,
+        skip_stack, containing_block, False, [], [], [], first_letter_style, first_line_style, discard=False,
+        max_lines=None))
+    if breaks is None:
+        context.in_column = in_column
+        if stats is not None:
+            stats.append(False)
+        return None
+    height = shortest_height(breaks, count)
+    fits = height <= max_height
+    room = max(bottom_space, context.page_bottom - top - (height if fits else max_height))
+
+    # weasyprint's last pass, at that height: the columns themselves
+    absolutes: list[Any] = []
+    fixeds: list[Any] = []
+    shapes = len(context.excluded_shapes)
+    columns: list[Any] = []
+    next_page = None
+    for i in range(count):
+        column_box = _create_column_box(box, containing_block, column_children, width, top)
+        if style["direction"] == "rtl":
+            column_box.position_x += box.width - (i + 1) * width - i * gap
+        else:
+            column_box.position_x += i * (width + gap)
+        new_child, skip_stack, next_page, _, _, _ = layout(
+            context, column_box, room, skip_stack, containing_block, page_is_empty, absolutes, fixeds, None,
+            first_letter_style, first_line_style, discard=False, max_lines=None)
+        if new_child is None:
+            break
+        columns.append(new_child)
+        if skip_stack is None:
+            break
+    if not columns and not fits:  # not even a line fits in the room left: the block goes to the next page
+        context.in_column = False
+        if stats is not None:
+            stats.append(True)
+        return None, (0, None), {"break": "any", "page": None}, [], False
+    if not columns or (skip_stack is None) != fits:  # not as the breaks said: weasyprint balances it
+        remove_placeholders(context, columns, absolutes, fixeds)
+        del context.excluded_shapes[shapes:]
+        context.in_column = in_column
+        if stats is not None:
+            stats.append(False)
+        return None
+    if stats is not None:
+        stats.append(True)
+    absolute_boxes.extend(absolutes)
+    fixed_boxes.extend(fixeds)
+    column_height = max(column.margin_height() for column in columns)
+    for column in columns:
+        column.height = column_height
+    box.children = columns
+    height = min(max_height, column_height)
+    if box.height == "auto":
+        box.height, difference = height, 0
+    else:
+        difference = box.height - height
+    if box.min_height != "auto" and box.min_height > box.height:
+        difference += box.min_height - box.height
+        box.height = box.min_height
+    for column in columns:
+        column.height += difference
+    if skip_stack:
+        (resumed, rest), = skip_stack.items()
+        skip_stack = {skip + resumed: rest}
+    context.in_column = False
+    return box, skip_stack, next_page, [], False
+
+
+def _breaks_of(context: Any, block: Any, start: tuple, lay_out: Callable[[], Any]) -> Breaks | None:
+    """The places a block's columns may break (None: leave it to weasyprint), laid out once per
+    block, start and place on the page: weasyprint lays a block with a bottom margin out twice."""
+    from weasyprint.layout.block import remove_placeholders
+
+    known = context.__dict__.setdefault("cardgen_column_breaks", {})
+    key = (id(block), start)
+    found = known.get(key)
+    if found is not None:
+        return found[1]
+    before = _out_of_flow(context)
+    whole, resume_at = lay_out()[:2]
+    out_of_flow = _out_of_flow(context) != before
+    if whole is not None:
+        remove_placeholders(context, [whole], [], [])
+    del context.excluded_shapes[before[0]:]
+    breaks = None if out_of_flow or whole is None or resume_at is not None else column_breaks(context, whole)
+    known[key] = (block, breaks)  # the block kept alive: its id stays its own
+    return breaks
 
 
 def _block_box_layout(context: Any, box: Any, bottom_space: float, skip_stack: Any, *rest: Any,
