@@ -103,6 +103,108 @@ def mini_build(mini_shared: Path) -> tuple[Path, object]:
     return out, build(project, snapshot, BuildOptions(out_dir=out, rulebook=False))
 
 
+class SeedBuild:
+    """One seed game's version in one language, built once per session by `seed_builds`."""
+
+    def __init__(self, snapshot, result, renderers: int, pools: int):
+        self.snapshot, self.result = snapshot, result
+        self.out: Path = result.out_dir
+        self.renderers, self.pools = renderers, pools  # CardRenderers and worker pools the build made
+        self.outputs = {o.path.name: o for o in result.outputs}  # file name -> Output
+
+
+class SeedBuilds:
+    """The seed games built once per session through the pipeline and read by every module that
+    checks them: each (game, version, language)'s players' documents (`get`) and, apart, its
+    sheets (`sheets`), as the modules reading each ask for them."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.project = load_project(ROOT)
+        self.built: dict[tuple[str, str, str, str | None], SeedBuild] = {}
+
+    def get(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
+        """The documents of `game` at `version` (None: its default) in `lang` (None: its own
+        language): rulebooks and booklets on both papers, and in its own language the notes."""
+        from cardgen.buildtypes import BuildOptions
+
+        return self._build("documents", game, version, lang, lambda out: BuildOptions(
+            out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None))
+
+    def sheets(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
+        """The sheets of `game` at `version` in `lang` on both papers, duplex and one-sided (and
+        the cards' SVGs): no PNGs, no rulebook."""
+        from cardgen.buildtypes import BuildOptions
+
+        return self._build("sheets", game, version, lang, lambda out: BuildOptions(
+            out_dir=out, png=False, rulebook=False))
+
+    def _build(self, kind: str, game: str, version: str | None, lang: str | None, options_for) -> SeedBuild:
+        from cardgen.data.versions import load_game, resolve
+        from cardgen.i18n.localise import localise
+        from cardgen.pipeline import build
+        from cardgen.render.cards import CardRenderer
+        from cardgen.render.workers import Workers
+
+        source = resolve(self.project, load_game(self.project, game), version)
+        key = (kind, game, source.version, lang)
+        if key not in self.built:
+            snapshot = localise(source, lang)  # as `cardgen build --lang` does (None: the source language)
+            options = options_for(self.folder / "-".join(part for part in key if part))
+            renderers, pools = [], []
+            with pytest.MonkeyPatch.context() as patch:  # count the Renderers and process pools a build makes
+                made, opened = CardRenderer.__init__, Workers.__init__
+                patch.setattr(CardRenderer, "__init__", lambda self, *a: renderers.append(a) or made(self, *a))
+                patch.setattr(Workers, "__init__", lambda self, *a, **k: pools.append(a) or opened(self, *a, **k))
+                result = build(self.project, snapshot, options)
+            self.built[key] = SeedBuild(snapshot, result, len(renderers), len(pools))
+        return self.built[key]
+
+
+# The modules reading `seed_builds`: under pytest-xdist they run in one worker, so each seed build
+# is made once per run (`pytest_xdist_make_scheduler`); `pytest_collection_modifyitems` keeps the
+# list true.
+SEED_BUILD_MODULES = ("tests/test_designer_notes.py", "tests/test_game_rulebooks.py", "tests/test_games.py",
+                      "tests/test_kings_guild.py", "tests/test_printing.py", "tests/test_rulebook.py",
+                      "tests/test_rulebook_pages.py")
+
+
+@pytest.fixture(scope="session")
+def seed_builds(tmp_path_factory, session_cache: Path) -> SeedBuilds:
+    """The seed games' documents and sheets, built on first use (`SeedBuilds`), read only."""
+    return SeedBuilds(tmp_path_factory.mktemp("seed-builds"))
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every module reading `seed_builds` is one of SEED_BUILD_MODULES (else it would build them
+    again in the other worker)."""
+    readers = {_module(item.nodeid) for item in items if "seed_builds" in getattr(item, "fixturenames", ())}
+    unlisted = sorted(readers - set(SEED_BUILD_MODULES))
+    if unlisted:
+        raise pytest.UsageError(f"add {', '.join(unlisted)} to SEED_BUILD_MODULES in tests/conftest.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadscope` (pyproject's addopts) with SEED_BUILD_MODULES as one scope: a module's
+    tests stay in one worker (its module-scoped builds are made once), and so do the modules
+    sharing the session's seed builds. (pytest-xdist's own `loadgroup` cannot group modules
+    under pytest 9: it renames test ids through an attribute pytest no longer reads.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SeedScopeScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = _module(nodeid)
+            return "seed-builds" if module in SEED_BUILD_MODULES else module
+
+    return SeedScopeScheduling(config, log)
+
+
 class CliResult:
     def __init__(self, code: int, out: str, err: str):
         self.code, self.out, self.err = code, out, err

@@ -11,13 +11,8 @@ import pytest
 from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.buildtypes import BuildOptions
-from cardgen.cache import Manifest
-from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
-from cardgen.data.validate import validate
 from cardgen.data.versions import load_game, resolve
-from cardgen.rulebook.notes import build_notes
 
 A4_PT = (595.28, 841.89)
 VERSIONS = [("kings-blade", "1"), ("kings-blade", "2"), ("kings-blade", "3"), ("kings-blade", "3.1"),
@@ -39,17 +34,15 @@ def _body(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def notes(tmp_path_factory):
-    """The A4 notes of every version of every game, as the pipeline's notes stage writes them."""
+def notes(seed_builds):
+    """The A4 notes of every version of every game, as the pipeline's notes stage writes them
+    (the session's seed builds)."""
     found = {}
     for game, version in VERSIONS:
-        project, snapshot = _snapshot(ROOT, game, version)
-        out = tmp_path_factory.mktemp(f"{game}-{version}")
-        rendered = draw_cards(project, snapshot, checks=False).faces()
-        [output] = build_notes(project, snapshot, rendered, validate(project, snapshot),
-                               BuildOptions(papers=("a4",)), out, Manifest(out))
-        assert output.path == out / "notes-a4.pdf" and output.warnings == []
-        found[(game, version)] = (snapshot, output, _text(output.path))
+        seed = seed_builds.get(game, version)
+        output = seed.outputs["notes-a4.pdf"]
+        assert output.path == seed.out / "notes-a4.pdf" and output.warnings == []
+        found[(game, version)] = (seed.snapshot, output, _text(output.path))
     return found
 
 

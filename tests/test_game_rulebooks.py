@@ -13,12 +13,11 @@ import pytest
 from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
-from cardgen.buildtypes import PAPER_SIZES, BuildOptions, RenderedSet
+from cardgen.buildtypes import PAPER_SIZES, RenderedSet
 from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.snapshot import Snapshot
 from cardgen.data.versions import load_game, resolve
-from cardgen.pipeline import build
 from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.helpers import FaceStore
 
@@ -60,15 +59,14 @@ class Book:
 
 
 @pytest.fixture(scope="module")
-def books(tmp_path_factory) -> dict[str, Book]:
-    """Each game's A4 rulebook, built through the pipeline (no sheets, no PNGs; the designer's
-    notes of every game are laid out by tests/test_designer_notes.py)."""
+def books(seed_builds) -> dict[str, Book]:
+    """Each game's A4 rulebook, built through the pipeline (the session's seed builds; the
+    designer's notes of every game are read by tests/test_designer_notes.py)."""
     out = {}
+    project = seed_builds.project
     for game in GAMES:
-        dest = tmp_path_factory.mktemp(game)
-        project, snapshot = _snapshot(ROOT, game)
-        result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, notes=False, out_dir=dest))
-        [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
+        seed = seed_builds.get(game)
+        snapshot, result, output = seed.snapshot, seed.result, seed.outputs["rulebook-a4.pdf"]
         text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
         html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
         out[game] = Book(snapshot, output.path, text, html, result.cards,

@@ -11,11 +11,9 @@ import pytest
 from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.buildtypes import BuildOptions
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.imposition.stage import sheet_groups
-from cardgen.pipeline import build
 from cardgen.render.cards import CardRenderer
 
 GAMES = ["way-of-the-blade", "one-true-king", "knightfall"]
@@ -150,15 +148,13 @@ def test_way_of_the_blade_rejects_a_queen_naming_card_and_line(cli, project_copy
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Each game built once, A4 and Letter, with duplex backs (no PNGs, no rulebook)."""
-    project = load_project(ROOT)
+def built(seed_builds):
+    """Each game built once, A4 and Letter, with duplex backs (no PNGs, no rulebook): the
+    session's seed builds, which tests/test_printing.py reads too."""
     results = {}
     for game in GAMES:
-        snapshot = resolve(project, load_game(project, game))
-        out = tmp_path_factory.mktemp(game)
-        options = BuildOptions(out_dir=out, png=False, rulebook=False)
-        results[game] = (snapshot, build(project, snapshot, options), out)
+        seed = seed_builds.sheets(game)
+        results[game] = (seed.snapshot, seed.result, seed.out)
     return results
 
 

@@ -13,13 +13,11 @@ import pytest
 from conftest import ROOT, developer_vocabulary
 from pypdf import PdfReader
 
-from cardgen.buildtypes import BuildOptions
 from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
 from cardgen.imposition.stage import sheet_groups
-from cardgen.pipeline import build
 
 GAME = "kings-guild"
 VERSION_FILE = "versions/kings-guild/1.yml"
@@ -172,18 +170,22 @@ def test_precious_resource_without_its_room(cli, project_copy):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The King's Guild built on A4 in Italian and in English, sheets and rulebook, no PNGs (its
+def built(seed_builds):
+    """The King's Guild in Italian and in English: {lang: (snapshot, sheets build, its folder,
+    the rulebook's build)}, the session's seed builds: sheets on both papers (no PNGs, no
+    rulebook; tests/test_printing.py reads the English ones too) and the documents (its
     designer's notes are tested in tests/test_designer_notes.py)."""
-    project = load_project(ROOT)
-    _, snapshot = _snapshot()
     results = {}
     for lang in ("it", "en"):
-        out = tmp_path_factory.mktemp(f"kg-{lang}")
-        localised = localise(snapshot, lang)
-        options = BuildOptions(papers=("a4",), out_dir=out, png=False, notes=False)
-        results[lang] = (localised, build(project, localised, options), out)
+        source = None if lang == "it" else lang  # the game's own language
+        sheets, documents = seed_builds.sheets("kings-guild", None, source), seed_builds.get("kings-guild", None, source)
+        assert sheets.snapshot.language == documents.snapshot.language == lang
+        results[lang] = (sheets.snapshot, sheets.result, sheets.out, documents.result)
     return results
+
+
+def _rulebook(built, lang: str) -> Path:
+    return built[lang][3].out_dir / "rulebook-a4.pdf"
 
 
 ITALIAN_WORDS = ["Gilda", "Stanza", "Specialista", "Tesoro", "Missione", "Raccogliere", "Fabbricare",
@@ -192,8 +194,8 @@ ITALIAN_WORDS = ["Gilda", "Stanza", "Specialista", "Tesoro", "Missione", "Raccog
 
 
 def test_rulebooks_speak_their_language(built):
-    it = _text(built["it"][2] / "rulebook-a4.pdf")
-    en = _text(built["en"][2] / "rulebook-a4.pdf")
+    it = _text(_rulebook(built, "it"))
+    en = _text(_rulebook(built, "en"))
     for phrase in ("Scopo del gioco", "Raccogliere", "Fabbricare", "Espandersi", "Funerale del Re",
                    "Offerta al Concilio", "Laboratorio delle Gemme", "Punteggio"):
         assert phrase in it, phrase
@@ -206,8 +208,8 @@ def test_rulebooks_speak_their_language(built):
 
 @pytest.mark.parametrize("lang", ["it", "en"])
 def test_players_rulebook_has_no_developer_vocabulary(built, lang):
-    snapshot, _, out = built[lang]
-    text = _text(out / "rulebook-a4.pdf")
+    snapshot = built[lang][0]
+    text = _text(_rulebook(built, lang))
     assert len(text) > 3000
     assert developer_vocabulary(text, snapshot) == []
 
@@ -216,9 +218,9 @@ def test_players_rulebook_has_no_developer_vocabulary(built, lang):
 def test_players_rulebook_leaves_the_authoring_choices_to_the_designers_notes(built, lang):
     """The choices made where the author's document is silent are the designer's material
     (notes-<paper>.pdf); players get the rules and, on the cover, the credits."""
-    snapshot, _, out = built[lang]
-    text = _text(out / "rulebook-a4.pdf")
-    cover = _text_of_page(out / "rulebook-a4.pdf", 0)
+    snapshot = built[lang][0]
+    text = _text(_rulebook(built, lang))
+    cover = _text_of_page(_rulebook(built, lang), 0)
     choices = snapshot.info.notes.choices
     assert len(choices) >= 12
     printed = [c for c in choices if " ".join(c.split())[:60] in text]
@@ -237,8 +239,8 @@ def test_rulebook_scoring_covers_every_source_of_points_and_no_statistics(built)
     point_treasures = [c for c in snapshot.cards if c.type.startswith("tesoro")
                        and any(e.do == "punti" for e in c.effects)]
     assert point_treasures  # Family Crest, Royal Charter: "Discard it to: +2/+3 victory points"
-    en = _text(built["en"][2] / "rulebook-a4.pdf")
-    it = _text(built["it"][2] / "rulebook-a4.pdf")
+    en = _text(_rulebook(built, "en"))
+    it = _text(_rulebook(built, "it"))
     assert "Treasures discarded for their points, face down in front of you" in en
     assert "Tesori scartati per i punti, coperti davanti a te" in it
     assert "does not go to the discard pile: put it face down in front of you" in en
@@ -253,8 +255,8 @@ def test_rulebook_scoring_covers_every_source_of_points_and_no_statistics(built)
 def test_rulebooks_show_the_real_boards(built):
     """The figures are the rendered boards and cards, in the rulebook's language: words that are
     printed only on the main board and the player board appear in the PDF's text."""
-    en = _text(built["en"][2] / "rulebook-a4.pdf")
-    it = _text(built["it"][2] / "rulebook-a4.pdf")
+    en = _text(_rulebook(built, "en"))
+    it = _text(_rulebook(built, "it"))
     assert "Coin bank" in en and "Storage: 8 resources" in en and "Mission deck" in en
     assert "Banca delle monete" in it and "Magazzino: 8 risorse" in it and "Mazzo delle Missioni" in it
     # the Mission of the Craft section's diagram is shown there and again in the gallery
@@ -275,7 +277,7 @@ def test_every_counted_word_on_a_card_follows_its_languages_plural_rule(built):
     '1 moneta' / '2 monete', '1 coin' / '2 coins', never '1 monete' or '1 coins'."""
     words = {"it": ("moneta", "monete"), "en": ("coin", "coins")}
     for lang, (one, other) in words.items():
-        snapshot, _, out = built[lang]
+        snapshot, _, out, _ = built[lang]
         missions = [c for c in snapshot.cards if c.type == "missione"]
         assert {c.fields["monete"] for c in missions} >= {1, 2}
         for card in missions:
@@ -287,13 +289,14 @@ def test_every_counted_word_on_a_card_follows_its_languages_plural_rule(built):
 
 def test_no_text_overflows_in_either_language(built):
     for lang in ("it", "en"):
-        overflow = [w for w in built[lang][1].warnings if "does not fit" in w]
-        assert overflow == [], (lang, overflow)
-        assert not built[lang][1].missing
+        for result in built[lang][1], built[lang][3]:  # the sheets' build and the rulebook's
+            overflow = [w for w in result.warnings if "does not fit" in w]
+            assert overflow == [], (lang, overflow)
+            assert not result.missing
 
 
 def test_main_board_is_tiled_and_tokens_are_cut(built):
-    snapshot, result, out = built["it"]
+    snapshot, result, out, _ = built["it"]
     groups = sheet_groups(snapshot, result.cards, result.files, paper="a4")
     summary = {(g.spec.trim_w_mm, g.spec.trim_h_mm, g.spec.shape): (g.tiled, len(g.slots)) for g in groups}
     assert summary[(460, 336, "rect")] == (True, 1)           # the main board: tiled
@@ -417,7 +420,7 @@ def test_tokens_fill_the_boards_free_space_all_alike_on_landscape_pages(built):
     import pikepdf
     from test_printing import _is_outline, read_page
 
-    _, _, out = built["it"]
+    _, _, out, _ = built["it"]
     with pikepdf.open(out / "sheets-a4-onesided.pdf") as pdf:
         assert len(pdf.pages) == 10
         tokens = seals = 0
@@ -482,9 +485,9 @@ def _numbered(words, n: str, line: str) -> bool:
 
 @pytest.mark.parametrize("lang", ["it", "en"])
 def test_rulebook_diagrams_number_every_card_kind_as_the_seed(built, lang):
-    snapshot, _, out = built[lang]
-    text = _text(out / "rulebook-a4.pdf")
-    words = _words(out / "rulebook-a4.pdf")
+    snapshot = built[lang][0]
+    text = _text(_rulebook(built, lang))
+    words = _words(_rulebook(built, lang))
     missing = [f"{n} {line}" for n, line in DIAGRAMS[lang] if line not in text or not _numbered(words, n, line)]
     assert missing == []
     by_id = {c.id: c for c in snapshot.cards}
@@ -509,8 +512,8 @@ def test_rulebook_example_of_play_computes_its_result_from_the_cards(built):
     room = max(rooms, key=lambda c: c.fields["costo"])
     left, points = purse - room.fields["costo"], rules["punti_per_missione"] + room.fields["punti"]
     assert (mission.id, treasure.id, room.id, purse, left, points) == ("m-vele", "tg-borsa", "cappella", 8, 1, 4)
-    it = _text(built["it"][2] / "rulebook-a4.pdf")
-    en = _text(built["en"][2] / "rulebook-a4.pdf")
+    it = _text(_rulebook(built, "it"))
+    en = _text(_rulebook(built, "en"))
     assert f"Dopo tre turni Anna ha {left} moneta e {points} punti vittoria" in it
     assert f"After three turns Anna has {left} coin and {points} victory points" in en
     assert f"ora ne ha {purse}. Costruisce la Stanza {room.name}" in it

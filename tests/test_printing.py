@@ -13,12 +13,10 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-from conftest import ROOT
 
 from cardgen.buildtypes import BuildOptions
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
-from cardgen.i18n.localise import localise
 from cardgen.pipeline import build
 from cardgen.units import mm_to_pt, pt_to_mm
 
@@ -30,17 +28,15 @@ TOL = 0.01
 
 
 @pytest.fixture(scope="module")
-def sheets(tmp_path_factory):
-    """Every seed game's sheet files, A4 and Letter: {(game, file name): path}."""
-    project = load_project(ROOT)
+def sheets(seed_builds):
+    """Every seed game's sheet files, A4 and Letter: {(game, file name): path} (the session's
+    seed builds: no PNGs, no rulebook)."""
     files = {}
     for game, version in GAMES.items():
-        snapshot = resolve(project, load_game(project, game), version)
-        if snapshot.language != "en":  # The King's Guild, written in Italian: its page text in English here
-            snapshot = localise(snapshot, "en")
-        out = tmp_path_factory.mktemp(game)
-        result = build(project, snapshot, BuildOptions(out_dir=out, png=False, rulebook=False))
-        for output in result.outputs:
+        # The King's Guild, written in Italian: its page text in English here
+        seed = seed_builds.sheets(game, version, "en" if game == "kings-guild" else None)
+        assert seed.snapshot.language == "en"
+        for output in seed.result.outputs:
             files[(game, output.path.name)] = output.path
     return files
 

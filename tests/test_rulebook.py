@@ -20,9 +20,6 @@ from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.errors import BuildError
-from cardgen.pipeline import build
-from cardgen.render.cards import CardRenderer
-from cardgen.render.workers import Workers
 from cardgen.rulebook import build_rulebooks, rulebook_html
 from cardgen.rulebook.booklet import padded
 from cardgen.rulebook.cardpdf import MARKER, face_svg_path, placeholder_digest, placeholder_png
@@ -59,23 +56,15 @@ def _rules_text(pages: list[str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """3.1 through the whole pipeline, both papers; V1 and V2 rulebooks from their cards."""
-    out = tmp_path_factory.mktemp("rb31")
-    project, snapshot = _snapshot(ROOT, "3.1")
-    renderers, pools = [], []
-    with pytest.MonkeyPatch.context() as patch:  # count the Renderers and process pools a build makes
-        made, opened = CardRenderer.__init__, Workers.__init__
-        patch.setattr(CardRenderer, "__init__", lambda self, *a: renderers.append(a) or made(self, *a))
-        patch.setattr(Workers, "__init__", lambda self, *a, **k: pools.append(a) or opened(self, *a, **k))
-        result = build(project, snapshot, BuildOptions(out_dir=out, png=False, sheets=False, booklet=True))
-    result.renderers, result.pools = len(renderers), len(pools)
-    books = {"3.1": out / "rulebook-a4.pdf"}
-    for version in ("1", "2", "3"):
-        dest = tmp_path_factory.mktemp(f"rb{version}")
-        _rulebook(ROOT, version, dest)
-        books[version] = dest / "rulebook-a4.pdf"
-    return result, out, books, {v: _text(p) for v, p in books.items()}
+def built(seed_builds):
+    """3.1 through the whole pipeline, both papers, with its booklets and notes; V1, V2 and V3
+    (the session's seed builds, which count the Renderers and process pools a build makes)."""
+    seed = seed_builds.get("kings-blade", "3.1")
+    result = seed.result
+    result.renderers, result.pools = seed.renderers, seed.pools
+    books = {version: seed_builds.get("kings-blade", version).out / "rulebook-a4.pdf"
+             for version in ("3.1", "1", "2", "3")}
+    return result, seed.out, books, {v: _text(p) for v, p in books.items()}
 
 
 # --- outputs -----------------------------------------------------------------------------------

@@ -20,13 +20,9 @@ import pytest
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT, SeedBuilds  # noqa: E402
 
-from cardgen.buildtypes import PAPER_SIZES, BuildOptions  # noqa: E402
-from cardgen.data.project import load_project  # noqa: E402
-from cardgen.data.versions import load_game, resolve  # noqa: E402
-from cardgen.i18n.localise import localise  # noqa: E402
-from cardgen.pipeline import build  # noqa: E402
+from cardgen.buildtypes import PAPER_SIZES  # noqa: E402
 from cardgen.rulebook import rulebook_html  # noqa: E402
 
 # (game, version, language): every players' rulebook the seeds print (None: the default)
@@ -108,24 +104,22 @@ def heading_at_foot(page: Page, titles: set[str]) -> str | None:
 
 
 class Shelf:
-    """The rulebooks, built on first use (both papers in one build) and kept for the module."""
+    """The rulebooks of the session's seed builds (conftest.SeedBuilds), each book's HTML and each
+    PDF's pages read once for the module: the fill and the heading tests read the same pages."""
 
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, builds: SeedBuilds):
+        self.builds = builds
         self.built: dict[tuple, tuple[dict[str, Path], str]] = {}
         self.names: dict[tuple, str] = {}  # each game's name, as its back cover prints it
+        self.read: dict[tuple[Path, str], list[Page]] = {}
 
     def get(self, book: tuple) -> tuple[dict[str, Path], str]:
         if book not in self.built:
-            game, version, lang = book
-            project = load_project(ROOT)
-            snapshot = resolve(project, load_game(project, game), version)
-            snapshot = localise(snapshot, lang)  # as `cardgen build --lang` does (None: the source language)
-            dest = self.folder / book_id(book)
-            result = build(project, snapshot, BuildOptions(papers=PAPERS, sheets=False, png=False, notes=False,
-                                                           booklet=True, out_dir=dest))
-            pdfs = {o.path.name: o.path for o in result.outputs}
-            doc = rulebook_html(project, snapshot, result.cards, snapshot.game.file.rulebook or "", PAPER_SIZES["a4"])
+            seed = self.builds.get(*book)
+            project, snapshot = self.builds.project, seed.snapshot
+            pdfs = {name: o.path for name, o in seed.outputs.items()}
+            doc = rulebook_html(project, snapshot, seed.result.cards, snapshot.game.file.rulebook or "",
+                                PAPER_SIZES["a4"])
             self.built[book] = pdfs, doc.html
             self.names[book] = snapshot.game.name
         return self.built[book]
@@ -133,10 +127,17 @@ class Shelf:
     def name(self, book: tuple) -> str:
         return self.names[book]
 
+    def pages(self, book: tuple, paper: str) -> list[Page]:
+        """The book's rulebook on `paper`, read back page by page (`read_pages`)."""
+        pdf = self.get(book)[0][f"rulebook-{paper}.pdf"]
+        if (pdf, paper) not in self.read:
+            self.read[(pdf, paper)] = read_pages(pdf, paper)
+        return self.read[(pdf, paper)]
+
 
 @pytest.fixture(scope="module")
-def shelf(tmp_path_factory) -> Shelf:
-    return Shelf(tmp_path_factory.mktemp("rulebooks"))
+def shelf(seed_builds: SeedBuilds) -> Shelf:
+    return Shelf(seed_builds)
 
 
 CASES = [pytest.param(book, paper, id=f"{book_id(book)}-{paper}") for book in BOOKS for paper in PAPERS]
@@ -144,8 +145,7 @@ CASES = [pytest.param(book, paper, id=f"{book_id(book)}-{paper}") for book in BO
 
 @pytest.mark.parametrize("book, paper", CASES)
 def test_no_page_but_the_last_is_under_two_thirds_full(shelf, book, paper):
-    pdfs, _ = shelf.get(book)
-    pages = read_pages(pdfs[f"rulebook-{paper}.pdf"], paper)
+    pages = shelf.pages(book, paper)
     allowed = SHORT_PAGES.get((*book, paper), {})
     short = {p.number: p.fill for p in pages[:-1] if p.fill < FULL_ENOUGH and p.number not in allowed}
     assert not short, f"pages under two thirds full (page: fill): {short}"
@@ -154,10 +154,10 @@ def test_no_page_but_the_last_is_under_two_thirds_full(shelf, book, paper):
 
 @pytest.mark.parametrize("book, paper", CASES)
 def test_no_heading_at_the_foot_of_a_page(shelf, book, paper):
-    pdfs, doc_html = shelf.get(book)
+    _, doc_html = shelf.get(book)
     titles = headings(doc_html)
     assert len(titles) >= 4  # the headings were read
-    pages = read_pages(pdfs[f"rulebook-{paper}.pdf"], paper)
+    pages = shelf.pages(book, paper)
     feet = {p.number: found for p in pages if (found := heading_at_foot(p, titles))}
     assert not feet, f"headings ending a page (page: heading): {feet}"
 
@@ -247,12 +247,12 @@ def main(args: list[str]) -> None:
     wanted = [tuple((arg.split(":") + [None, None])[:3]) for arg in args] or BOOKS
     wanted = [tuple(part or None for part in book) for book in wanted]
     with tempfile.TemporaryDirectory() as tmp:
-        shelf = Shelf(Path(os.environ.get("PAGES_OUT") or tmp))  # PAGES_OUT: keep the PDFs to look at
+        shelf = Shelf(SeedBuilds(Path(os.environ.get("PAGES_OUT") or tmp)))  # PAGES_OUT: keep the PDFs to look at
         for book in wanted:
-            pdfs, doc_html = shelf.get(book)
+            _, doc_html = shelf.get(book)
             titles = headings(doc_html)
             for paper in PAPERS:
-                pages = read_pages(pdfs[f"rulebook-{paper}.pdf"], paper)
+                pages = shelf.pages(book, paper)
                 figures = " ".join(f"{p.fill:.0%}" + ("!" if p.fill < FULL_ENOUGH and p is not pages[-1] else "")
                                    for p in pages)
                 feet = [f"p{p.number} {found!r}" for p in pages if (found := heading_at_foot(p, titles))]

@@ -23,7 +23,7 @@ from cardgen.export.install import file_url
 from cardgen.export.topview import footprints, in_hand, overlaps, render_png
 from cardgen.export.tts import export_stem, plan_objects
 from cardgen.export.ttspieces import plan_pieces
-from cardgen.export.ttstable import export_table, saves_dir, table_file
+from cardgen.export.ttstable import export_table, saves_dir, table_file, write_table_images
 from cardgen.i18n.localise import localise
 
 # every seed game in every language it has: (game, version, language)
@@ -42,8 +42,12 @@ def tables(tmp_path_factory):
         out = tmp_path_factory.mktemp(f"{game}-{lang}")
         players = snapshot.game.file.players
         rendered = draw_cards(project, snapshot, checks=False).faces()
+        # the images are the same at every player count: written once, as `export tts --table` does
+        # (export_table writing its own images is tested below, determinism and a new project)
+        images = write_table_images(project, snapshot, rendered, out)
         for n in range(players.min, players.max + 1):
-            export = export_table(project, snapshot, rendered, n, out, lambda name, out=out: file_url(out / name))
+            export = export_table(project, snapshot, rendered, n, out, lambda name, out=out: file_url(out / name),
+                                  written=images)
             save = json.loads((out / export.file).read_text(encoding="utf-8"))
             made[(game, lang, n)] = (snapshot, out, export, save)
     return made
