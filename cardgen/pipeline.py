@@ -61,8 +61,8 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     workers: list[Workers] = []  # started once the data checks pass, while the cards are drawn
     try:
         # the card stage `validate` and `serve` run too: the same faces, the same findings
-        cards = drawn or draw_cards(project, snapshot,
-                                    on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)))
+        cards = drawn if drawn is not None else draw_cards(
+            project, snapshot, on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)))
         result.timings += cards.timings
         rendered = cards.faces()  # ValidationFailed when a finding is an error
         if not workers:  # the caller's card stage: the data checks passed there

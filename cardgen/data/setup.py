@@ -371,6 +371,7 @@ def check(snapshot: Snapshot, report: Any) -> None:
     if len(report.errors) > before:
         return  # dealing would only repeat what is already said
     failed: set[str] = set()
+    table = None  # the last count dealt, the most players: every place holds the most there
     for players in allowed_players(snapshot):
         try:
             table = deal(snapshot, players)
@@ -378,7 +379,7 @@ def check(snapshot: Snapshot, report: Any) -> None:
             if str(exc.loc) not in failed:
                 failed.add(str(exc.loc))
                 report.error("setup", exc.message, loc=exc.loc)
-    if not failed:
+    if table is not None and not failed:
         _check_labels(snapshot, table, locs, report)
 
 
