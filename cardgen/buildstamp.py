@@ -41,18 +41,22 @@ def stamp_path(root: Path, cache: Path, options: dict[str, Any]) -> Path:
     return cache / "stamps" / f"{key}.json"
 
 
-def fingerprint(root: Path, sources: list[Path], options: dict[str, Any]) -> str:
+def fingerprint(root: Path, sources: list[Path], options: dict[str, Any]) -> str | None:
     """The digest of everything a build with `options` of the project at `root`, whose sources
     are `sources` (files and folders), reads (see the module docstring). It needs no loaded
-    project: a rebuild with nothing changed imports neither the data model nor a renderer."""
+    project: a rebuild with nothing changed imports neither the data model nor a renderer. None
+    when a file cannot be read: the build then runs, and says so in its own words."""
     h = hashlib.sha256()
     h.update(digest_of(FORMAT, str(root.resolve()), options, toolchain_version(), sys.version,
                        os.environ.get("SOURCE_DATE_EPOCH")).encode())
-    for base, folders in ((root, sources), (PACKAGE_DIR, [PACKAGE_DIR])):
-        for name in _files(str(base), [str(f) for f in folders]):
-            h.update(b"\0" + name.encode() + b"\0")
-            with open(os.path.join(base, name), "rb") as file:
-                h.update(hashlib.sha256(file.read()).digest())
+    try:
+        for base, folders in ((root, sources), (PACKAGE_DIR, [PACKAGE_DIR])):
+            for name in _files(str(base), [str(f) for f in folders]):
+                h.update(b"\0" + name.encode() + b"\0")
+                with open(os.path.join(base, name), "rb") as file:
+                    h.update(hashlib.sha256(file.read()).digest())
+    except OSError:  # unreadable (or gone meanwhile): no stamp to trust either way
+        return None
     return h.hexdigest()
 
 

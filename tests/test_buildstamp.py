@@ -78,6 +78,19 @@ def test_a_project_with_its_own_build_folder_is_up_to_date_too(cli, project_copy
     assert not (project_copy / "build").exists()
 
 
+def test_a_source_that_cannot_be_read_builds_and_keeps_no_stamp(cli, built, monkeypatch):
+    """A file of the sources that cannot be read while the stamp is taken (gone meanwhile, no
+    permission): no fingerprint, so the build runs (and says what it cannot read in its own words)
+    and no stamp is trusted or written, instead of a traceback."""
+    listed = buildstamp._files
+    monkeypatch.setattr(buildstamp, "_files", lambda base, folders: listed(base, folders) + ["gone-meanwhile.yml"])
+    assert buildstamp.fingerprint(built, [built / "cardgen.yml"], {}) is None
+    first, again = build(cli, built), build(cli, built)
+    assert UP_TO_DATE not in first.out and UP_TO_DATE not in again.out
+    monkeypatch.setattr(buildstamp, "_files", listed)
+    assert UP_TO_DATE in build(cli, built).out  # the stamp of the last build that could take one
+
+
 def test_any_changed_input_builds_again(cli, built):
     """One edit of each kind of input, one after the other: each builds again, then the next
     rebuild is up to date again."""

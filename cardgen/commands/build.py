@@ -77,15 +77,15 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     # under the default name, a rebuild with nothing changed imports neither the data model nor a
     # renderer. A project naming another build_dir finds its stamp once cardgen.yml is loaded.
     root = root_from(ctx)
-    digest = buildstamp.fingerprint(root, source_paths(root), written) if root is not None else ""
+    digest = buildstamp.fingerprint(root, source_paths(root), written) if root is not None else None
     # --force is no input of the files but a request to look at them again: never "up to date"
     report = None
-    if root is not None and not force:
+    if root is not None and digest is not None and not force:
         report = buildstamp.recall(root, cache_dir(root / DEFAULT_BUILD_DIR), written, digest)
     project = None
     if report is None:
         project = project_from(ctx)
-        if not force and project.cache_dir != cache_dir(project.root / DEFAULT_BUILD_DIR):
+        if digest is not None and not force and project.cache_dir != cache_dir(project.root / DEFAULT_BUILD_DIR):
             report = buildstamp.recall(project.root, project.cache_dir, written, digest)
     if report is not None:  # every input as at the last build, and its files untouched
         clear_stale_lock(Path(report["out_dir"]))  # one a killed build left: nothing holds it, remove it
@@ -100,7 +100,8 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
                     since, duplex_offset, jobs, quiet, strict, timings, force, started, cuts=cuts, cutter=cutter)
     report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
-    buildstamp.remember(project.root, project.cache_dir, written, digest, Path(report["out_dir"]), report)
+    if digest is not None:
+        buildstamp.remember(project.root, project.cache_dir, written, digest, Path(report["out_dir"]), report)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,
