@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import io
+import re
 from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
@@ -101,10 +102,15 @@ def merge(catalog: Catalog, template: Catalog) -> None:
             message.previous_id = previous[key]
 
 
+# Babel writes its own release into every catalog's header ("Generated-By: Babel 2.18.0"): with
+# another Babel installed, `i18n update` would rewrite every committed catalog for that line alone
+GENERATED_BY = re.compile(rb'"Generated-By: Babel [^"\\]*\\n"')
+
+
 def write(path: Path, catalog: Catalog) -> None:
     buf = io.BytesIO()
     write_po(buf, catalog, width=100, sort_output=False, include_previous=True)
-    data = buf.getvalue()
+    data = GENERATED_BY.sub(rb'"Generated-By: cardgen\\n"', buf.getvalue(), count=1)
     if not path.is_file() or path.read_bytes() != data:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes(path, data)
