@@ -39,9 +39,11 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures without an overflow, per bot weights: (card, mask, filled, needed) -> {metal:
-# gain}. Bounded by the cards' states, so memory stays flat however many games a worker plays.
+# own_gain's figures, per bot weights: (card, mask, filled, needed) -> {metal: gain} for an
+# incomplete card; (card, metals in order, earliest_out) -> {metal: gain} for a complete one (the pour
+# overflows it). Bounded by the cards' states, so memory stays flat however many games a worker plays.
 _GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
+_OVERFLOW_GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -50,6 +52,7 @@ class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         self._gains_memo = _GAINS.setdefault(w, {})
+        self._overflow_gains_memo = _OVERFLOW_GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -62,17 +65,23 @@ class Strategy:
         return gain
 
     def _gains(self, t: Table, part: Part, done: set[str]) -> dict[int, float]:
-        """own_gain's figures for `part` as it is, per metal. Without an overflow they depend only on
-        the card, its metals' mask and count and whether the end condition still asks for the card's
-        type: kept once per worker and weights. With one, on its metals in order: a dict for this
-        question only (_after_overflow keeps its own part), so memory stays flat."""
-        card = part.card
-        if part.filled >= card.needs:
-            return {}
-        key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
-        gains = self._gains_memo.get(key)
+        """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). They
+        depend only on the card, its metals' mask and count and whether the end condition still asks
+        for the card's type, or, for a complete card, on its metals in order (which one overflows):
+        kept once per worker and weights."""
+        gains = part.gains
         if gains is None:
-            gains = self._gains_memo[key] = {}
+            card = part.card
+            if part.filled >= card.needs:
+                key: tuple = (card, tuple(part.metals), t.earliest_out)
+                memo = self._overflow_gains_memo
+            else:
+                key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
+                memo = self._gains_memo
+            gains = memo.get(key)
+            if gains is None:
+                gains = memo[key] = {}
+            part.gains = gains
         return gains
 
     def _own_gain(self, t: Table, part: Part, metal: int, done: set[str]) -> float:
@@ -133,7 +142,9 @@ class Strategy:
             if not metals:  # nothing to pour: keep the token where the next pours will go
                 value = -0.1 if complete else 0.1
             else:  # the best own_gain of a metal in hand, inlined
-                gains = self._gains(t, part, done)
+                gains = part.gains
+                if gains is None:
+                    gains = self._gains(t, part, done)
                 value = NEVER
                 for m in metals:
                     gain = gains.get(m)
@@ -257,13 +268,13 @@ class Strategy:
         for part in t.pour_targets(player):
             card = part.card
             if part.owner == seat:
-                own_targets.append((part, self._gains(t, part, done)))
+                own_targets.append((part, part.gains if part.gains is not None else self._gains(t, part, done)))
             elif sabotage > 0 and part.filled >= card.needs:
                 if not other_targets:  # sabotage_gain's figures that do not depend on the target
                     others = max(p.total for p in t.players if p is not player)
                     bonus = 0.5 if player.abilities.get("sabotage_draw") else 0.0
                 lead = 1.5 if t.players[part.owner].total >= others else 1.0
-                other_targets.append((part, _damages(t, part), lead))
+                other_targets.append((part, part.damages if part.damages is not None else _damages(t, part), lead))
         best_value, best = NEVER, None
         seen = 0
         for h, metal in enumerate(hand):
@@ -361,11 +372,15 @@ _DAMAGES: dict[tuple, dict[int, float]] = {}
 
 
 def _damages(t: Table, part: Part) -> dict[int, float]:
-    """_damage's figures for another player's complete `part` as it is, per metal (once per state)."""
-    key = (part.card, tuple(part.metals), t.earliest_out)
-    damages = _DAMAGES.get(key)
+    """_damage's figures for another player's complete `part` as it is, per metal (once per state,
+    kept on the part until it changes)."""
+    damages = part.damages
     if damages is None:
-        damages = _DAMAGES[key] = {}
+        key = (part.card, tuple(part.metals), t.earliest_out)
+        damages = _DAMAGES.get(key)
+        if damages is None:
+            damages = _DAMAGES[key] = {}
+        part.damages = damages
     return damages
 
 
