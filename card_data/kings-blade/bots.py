@@ -39,11 +39,13 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures, per bot weights: (card, mask, filled, needed) -> {metal: gain} for an
-# incomplete card; (card, metals in order, earliest_out) -> {metal: gain} for a complete one (the pour
-# overflows it). Bounded by the cards' states, so memory stays flat however many games a worker plays.
-_GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
-_OVERFLOW_GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
+# own_gain's figures, per bot weights: (card, mask, filled, needed) -> ({metal: gain}, {hand's metals
+# mask: the best of their gains}) for an incomplete card; (card, metals in order, earliest_out) -> the
+# same for a complete one (the pour overflows it). Bounded by the cards' states (and the 2^metals
+# masks), so memory stays flat however many games a worker plays.
+Gains = tuple[dict[int, float], dict[int, float]]
+_GAINS: dict[Weights, dict[tuple, Gains]] = {}
+_OVERFLOW_GAINS: dict[Weights, dict[tuple, Gains]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -58,13 +60,13 @@ class Strategy:
 
     def own_gain(self, t: Table, player: Player, part: Part, metal: int, done: set[str]) -> float:
         """What pouring `metal` into the player's own `part` is worth to them."""
-        gains = self._gains(t, part, done)
+        gains = self._gains(t, part, done)[0]
         gain = gains.get(metal)
         if gain is None:
             gain = gains[metal] = self._own_gain(t, part, metal, done)
         return gain
 
-    def _gains(self, t: Table, part: Part, done: set[str]) -> dict[int, float]:
+    def _gains(self, t: Table, part: Part, done: set[str]) -> Gains:
         """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). They
         depend only on the card, its metals' mask and count and whether the end condition still asks
         for the card's type, or, for a complete card, on its metals in order (which one overflows):
@@ -80,9 +82,23 @@ class Strategy:
                 memo = self._gains_memo
             gains = memo.get(key)
             if gains is None:
-                gains = memo[key] = {}
+                gains = memo[key] = ({}, {})
             part.gains = gains
         return gains
+
+    def _best_gain(self, t: Table, part: Part, gains: dict[int, float], hand_mask: int, done: set[str]) -> float:
+        """The best own_gain of the metals in `hand_mask` (forge's figure of a part, kept per mask)."""
+        value = NEVER
+        metal = 0
+        while hand_mask >> metal:
+            if hand_mask >> metal & 1:
+                gain = gains.get(metal)
+                if gain is None:
+                    gain = gains[metal] = self._own_gain(t, part, metal, done)
+                if gain > value:
+                    value = gain
+            metal += 1
+        return value
 
     def _own_gain(self, t: Table, part: Part, metal: int, done: set[str]) -> float:
         card, w = part.card, self.w
@@ -135,23 +151,22 @@ class Strategy:
 
     def forge(self, t: Table, player: Player) -> Part | None:
         done = player.done
-        metals = set(player.hand)
+        hand_mask = 0
+        for m in player.hand:
+            hand_mask |= 1 << m
         best, best_value = None, NEVER
         for part in player.parts:
             complete = part.filled >= part.card.needs
-            if not metals:  # nothing to pour: keep the token where the next pours will go
+            if not hand_mask:  # nothing to pour: keep the token where the next pours will go
                 value = -0.1 if complete else 0.1
-            else:  # the best own_gain of a metal in hand, inlined
+            else:  # the best own_gain of a metal in hand, kept per part state and hand mask
                 gains = part.gains
                 if gains is None:
                     gains = self._gains(t, part, done)
-                value = NEVER
-                for m in metals:
-                    gain = gains.get(m)
-                    if gain is None:
-                        gain = gains[m] = self._own_gain(t, part, m, done)
-                    if gain > value:
-                        value = gain
+                found = gains[1].get(hand_mask)
+                if found is None:
+                    found = gains[1][hand_mask] = self._best_gain(t, part, gains[0], hand_mask, done)
+                value = found
             if complete:
                 value -= 0.5  # a complete card under the token can be made to overflow
             if value > best_value:
@@ -265,17 +280,24 @@ class Strategy:
         other_targets = []  # (part, _damage's figures per metal, the owner's lead)
         sabotage = self.w.sabotage
         bonus = 0.0
+        others = 0
         for part in t.pour_targets(player):
-            card = part.card
             if part.owner == seat:
-                own_targets.append((part, part.gains if part.gains is not None else self._gains(t, part, done)))
-            elif sabotage > 0 and part.filled >= card.needs:
+                gains = part.gains
+                if gains is None:
+                    gains = self._gains(t, part, done)
+                own_targets.append((part, gains[0]))
+            elif sabotage > 0 and part.filled >= part.card.needs:
                 if not other_targets:  # sabotage_gain's figures that do not depend on the target
-                    others = max(p.total for p in t.players if p is not player)
+                    others = max([p.total for p in t.players if p is not player])
                     bonus = 0.5 if player.abilities.get("sabotage_draw") else 0.0
                 lead = 1.5 if t.players[part.owner].total >= others else 1.0
-                other_targets.append((part, part.damages if part.damages is not None else _damages(t, part), lead))
-        best_value, best = NEVER, None
+                damages = part.damages
+                if damages is None:
+                    damages = _damages(t, part)
+                other_targets.append((part, damages, lead))
+        # the best pour so far, as its value, hand index and part (the action's tuple made once, at the end)
+        best_value, best_h, best_part = NEVER, 0, None
         seen = 0
         for h, metal in enumerate(hand):
             b = 1 << metal
@@ -290,15 +312,15 @@ class Strategy:
                 if value > worth:
                     worth = value
                 if value > best_value:
-                    best_value, best = value, ("pour", h, part)
+                    best_value, best_h, best_part = value, h, part
             for part, damages, lead in other_targets:  # sabotage_gain, inlined
                 damage = damages.get(metal)
                 if damage is None:
                     damage = damages[metal] = _damage(t, part, metal)
                 value = NEVER if damage <= 0 else sabotage * damage * lead + bonus - 0.5 * worth
                 if value > best_value:
-                    best_value, best = value, ("pour", h, part)
-        return best_value, best
+                    best_value, best_h, best_part = value, h, part
+        return best_value, (("pour", best_h, best_part) if best_part is not None else None)
 
 
 class RandomPlayer:

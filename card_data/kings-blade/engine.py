@@ -207,8 +207,8 @@ def fill(card: CardRule, metals: list[int]) -> tuple[int, int]:
 class CardRule:
     """One sword-part card, ready for play: bit masks instead of metal names."""
 
-    __slots__ = ("ability", "abilities", "appeal", "double", "id", "index", "name", "needs", "points", "ppm", "pts",
-                 "type", "utility")
+    __slots__ = ("abilities", "ability", "ability_bits", "appeal", "double", "id", "index", "name", "needs", "points",
+                 "ppm", "pts", "type", "utility")
 
     def __init__(self, index: int, data: dict[str, Any]):
         self.index = index
@@ -225,6 +225,9 @@ class CardRule:
                 self.ability[kind] = self.ability.get(kind, ()) + ((m, amount),)
         # every (kind, metal mask, amount) of its abilities, in the order of `ability`
         self.abilities = tuple((kind, m, a) for kind, entries in self.ability.items() for m, a in entries)
+        self.ability_bits = 0  # the metals that switch any ability on: a pour of another switches none
+        for _, m, _ in self.abilities:
+            self.ability_bits |= m
         self.utility: tuple | None = None  # the bots' figures per ability (bots.py fills it on first use)
         # what the card promises, per metal it needs: how the bots judge a market card
         best_effect = max([a for _, a in self.pts] + [2 * a for _, a in self.ppm] + [0])
@@ -270,7 +273,7 @@ class Part:
         # the bots' memo of this state, per metal (bots.py finds it on first use; a change of the
         # part, or of its owner's complete types, forgets it): what a pour is worth to the owner,
         # and what an overflow takes from the owner
-        self.gains: dict[int, float] | None = None
+        self.gains: tuple[dict[int, float], dict[int, float]] | None = None
         self.damages: dict[int, float] | None = None
         self.score, self.abilities, self.whole = 0, {}, False
         self.derive()
@@ -310,7 +313,7 @@ class Part:
         b = 1 << metal
         self.has = has = old_has | b
         self.filled += 2 if card.double & b else 1
-        if (has != old_has and card.abilities) or self.filled >= card.needs or self.player is None:
+        if (has != old_has and b & card.ability_bits) or self.filled >= card.needs or self.player is None:
             self.derive()
             return
         old = self.score
@@ -525,13 +528,15 @@ class Table:
         `room`: the player's room(), when the caller knows it already."""
         if room is None:
             room = self.room(player)
-        base = room if self.fill_hand and self.hand_base is not None else min(1, room)
+        # (conditions, not min(): asked every turn, and the builtin's call costs more than the test)
+        base = room if self.fill_hand and self.hand_base is not None else (1 if room > 1 else room)
         if base <= 0:
             return 0  # the mine action needs room in the hand; the effect only adds to a draw
         bonus = player.abilities.get("mine_bonus", 0)
-        if not self.effects_overrule:
-            bonus = min(bonus, room - base)
-        return min(base + bonus, len(self.mine))
+        if not self.effects_overrule and bonus > room - base:
+            bonus = room - base
+        count, left = base + bonus, len(self.mine)
+        return count if count < left else left
 
     def scores(self) -> list[int]:
         return [p.score() for p in self.players]
