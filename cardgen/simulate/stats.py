@@ -142,6 +142,14 @@ class Totals:
 # --- the figures ---------------------------------------------------------------------------------
 
 
+def load_libraries() -> None:
+    """Import the libraries the figures and tests below use (statsmodels, which brings scipy: about
+    1.5 s of CPU), so that a caller whose games play in other processes pays for them meanwhile
+    rather than after the last game (`runner.Runner.totals`)."""
+    import scipy.stats  # noqa: F401
+    import statsmodels.stats.proportion  # noqa: F401
+
+
 def wilson(successes: float, n: int) -> list[float] | None:
     """95% Wilson score interval of a proportion (statsmodels; good for small n and rates near 0 or 1)."""
     if n <= 0:
