@@ -78,7 +78,7 @@ class Strategy:
                 key: tuple = (card, tuple(part.metals), t.earliest_out)
                 memo = self._overflow_gains_memo
             else:
-                key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
+                key = (card, part.has, part.filled, card.type in t.end_set and card.type not in done)
                 memo = self._gains_memo
             gains = memo.get(key)
             if gains is None:
@@ -233,8 +233,8 @@ class Strategy:
     def wants_end(self, t: Table, player: Player) -> bool:
         if self.w.end == "asap":
             return True
-        mine = player.score()
-        others = max(p.score() for p in t.players if p is not player)
+        mine = player.total  # player.score(), as below: a list, not a generator, for max (asked most turns)
+        others = max([p.total for p in t.players if p is not player])
         if self.w.end == "lead":
             return mine > others
         # margin: a clear lead, or a lead when there is little left to gain
@@ -246,23 +246,26 @@ class Strategy:
         types_held = player.types
         # parts that still want metal: incomplete ones that pay for completion or end the game
         incomplete = player.wanting
-        end_types = t.end_types
+        end_set = t.end_set
         best_value, best = NEVER, None
         w = self.w
         if len(player.parts) < w.max_parts:  # take_value, inlined
             spread = w.spread * incomplete
             need, duplicate = w.need, w.duplicate
+            best_i = -1
             for i, card in enumerate(t.market):
                 ctype = card.type
                 if ctype in types_held:
                     value = card.appeal - duplicate
-                elif ctype in end_types:
+                elif ctype in end_set:
                     value = card.appeal + need
                 else:
                     value = card.appeal
                 value -= spread
                 if value > best_value:
-                    best_value, best = value, ("take", i)
+                    best_value, best_i = value, i
+            if best_i >= 0:
+                best = ("take", best_i)
         # else every take is worth NEVER, which is not more than best_value
         if t.market_pile and player.abilities.get("market_peek"):
             value = self.take_value(t, player, t.market_pile[-1], types_held, incomplete)
