@@ -184,7 +184,7 @@ class Strategy:
 
     def action(self, t: Table, player: Player) -> tuple:
         best_value, best = self._best_take(t, player)
-        if t.can_restock() and best_value < 0 and len(player.parts) < self.w.max_parts:
+        if best_value < 0 and len(player.parts) < self.w.max_parts and t.can_restock():
             best_value, best = 0.0, ("restock",)
         pour_value, pour = self._best_pour(t, player)
         if pour is not None and pour_value > best_value:

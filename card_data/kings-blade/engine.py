@@ -557,7 +557,8 @@ class Table:
         """One metal from the mine into the hand: within the hand limit, or beyond it when an
         effect draws it and effects overrule the rules (effect_draws: beyond_hand_limit), or when
         the set-up deals it."""
-        if not self.mine or (not dealt and self.room(player) <= 0 and not (effect and self.effects_overrule)):
+        # (the room last: an effect's draw under beyond_hand_limit, most of them, does not ask for it)
+        if not self.mine or (not dealt and not (effect and self.effects_overrule) and self.room(player) <= 0):
             return False
         player.hand.append(self.mine.pop())
         if not self.mine:
@@ -711,28 +712,30 @@ class Table:
 
     def _action(self, player: Player, action: tuple) -> bool:
         kind = action[0]
-        if kind == "take":
+        if kind == "pour":  # the kinds in the order of how often bots choose them
+            self.pour(player, action[1], action[2])
+            extra = player.abilities.get("extra_pour", 0)  # as the pour left them
+            if extra:
+                if self.extra_same_card:
+                    self.pour_only = action[2]
+                try:
+                    for _ in range(extra):
+                        if not player.hand:
+                            break
+                        more = player.bot.extra_pour(self, player)
+                        if more is None or more[1] not in self.pour_targets(player):
+                            break
+                        self.pour(player, more[0], more[1])
+                finally:
+                    self.pour_only = None
+        elif kind == "mine":
+            self.mine_action(player)
+        elif kind == "take":
             self.take_market(player, action[1])
         elif kind == "top":
             self.take_top(player)
         elif kind == "restock":
             self.restock()
-        elif kind == "mine":
-            self.mine_action(player)
-        elif kind == "pour":
-            self.pour(player, action[1], action[2])
-            if self.extra_same_card:
-                self.pour_only = action[2]
-            try:
-                for _ in range(player.ability("extra_pour")):
-                    if not player.hand:
-                        break
-                    more = player.bot.extra_pour(self, player)
-                    if more is None or more[1] not in self.pour_targets(player):
-                        break
-                    self.pour(player, more[0], more[1])
-            finally:
-                self.pour_only = None
         else:  # "pass": nothing is legal
             return False
         return True
