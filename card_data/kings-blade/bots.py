@@ -39,13 +39,11 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures, per bot weights: (card, mask, filled, needed) -> ({metal: gain}, {hand's metals
-# mask: the best of their gains}) for an incomplete card; (card, metals in order, earliest_out) -> the
-# same for a complete one (the pour overflows it). Bounded by the cards' states (and the 2^metals
-# masks), so memory stays flat however many games a worker plays.
+# own_gain's figures for an incomplete card, per bot weights: (card, mask, filled, needed) ->
+# ({metal: gain}, {hand's metals mask: the best of their gains}). Bounded by the cards' states (and
+# the 2^metals masks), so memory stays flat however many games a worker plays.
 Gains = tuple[dict[int, float], dict[int, float]]
 _GAINS: dict[Weights, dict[tuple, Gains]] = {}
-_OVERFLOW_GAINS: dict[Weights, dict[tuple, Gains]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -54,7 +52,6 @@ class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         self._gains_memo = _GAINS.setdefault(w, {})
-        self._overflow_gains_memo = _OVERFLOW_GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -67,22 +64,21 @@ class Strategy:
         return gain
 
     def _gains(self, t: Table, part: Part, done: set[str]) -> Gains:
-        """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). They
-        depend only on the card, its metals' mask and count and whether the end condition still asks
-        for the card's type, or, for a complete card, on its metals in order (which one overflows):
-        kept once per worker and weights."""
+        """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). For
+        an incomplete card they depend only on the card, its metals' mask and count and whether the
+        end condition still asks for the card's type: kept once per worker and weights. For a
+        complete card (the pour overflows it) on its metals in order: kept on the part alone (the
+        orders are many: a memo of them grew with the games)."""
         gains = part.gains
         if gains is None:
             card = part.card
             if part.filled >= card.needs:
-                key: tuple = (card, tuple(part.metals), t.earliest_out)
-                memo = self._overflow_gains_memo
+                gains = ({}, {})
             else:
                 key = (card, part.has, part.filled, card.type in t.end_set and card.type not in done)
-                memo = self._gains_memo
-            gains = memo.get(key)
-            if gains is None:
-                gains = memo[key] = ({}, {})
+                gains = self._gains_memo.get(key)
+                if gains is None:
+                    gains = self._gains_memo[key] = ({}, {})
             part.gains = gains
         return gains
 
