@@ -32,13 +32,13 @@ TRACE_ENV = "CARDGEN_TRACE_FILE"
 
 def traced_job(fn, label: str, queued: float, *args):
     """A worker job with its start and end written to the trace file (one line each, appended)."""
-    started = time.time()
+    started, cpu_start = time.time(), time.process_time()
     try:
         return fn(*args)
     finally:
         ended = time.time()
         line = json.dumps({"pid": os.getpid(), "what": label, "queued": queued, "start": started, "end": ended,
-                           "cpu": time.process_time()})
+                           "cpu_start": cpu_start, "cpu": time.process_time()})
         with open(os.environ[TRACE_ENV], "a") as f:
             f.write(line + "\n")
 
@@ -167,6 +167,8 @@ def report(trace: Path, ended: float) -> None:
         for j in others:
             print(f"  {lane:<8} {j['start'] - T0:6.2f} - {j['end'] - T0:6.2f}  {j['what']} (queued at "
                   f"{j['queued'] - T0:.2f})")
+        print(f"  {lane:<8} CPU before its first job (its set-up, forked: the project fonts) "
+              f"{mine[0]['cpu_start']:.2f} s")
         idle = []
         for a, b in zip(mine, mine[1:]):
             if b["start"] - a["end"] > 0.05:

@@ -13,17 +13,19 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .. import cache as cache_mod
 from ..atomic import write_if_changed
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, Rasterised, RenderedSet
-from ..data.project import Project
 from ..errors import CardgenError, RasterError
 from ..files import BuildFiles
 from ..outputs import remove_stale
 from . import fonts
 from .workers import RASTER_PRELOAD, Workers, worker_count
+
+if TYPE_CHECKING:  # a worker unpickling its first job imports this module, and none of the data model
+    from ..data.project import Project
 
 
 @dataclass(frozen=True)

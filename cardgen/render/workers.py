@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 # what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint)
 RASTER_PRELOAD = ("cardgen.render.svgconvert",)
-LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.document")
+LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout")
 
 
 def start_fork_server(preload: tuple[str, ...]) -> None:

@@ -18,13 +18,16 @@ import contextlib
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pikepdf
 from PIL import Image
 
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, RenderedSet
 from ..cache import Cache
-from ..data.project import Project
+
+if TYPE_CHECKING:  # a worker laying a document out imports this module, and none of the data model
+    from ..data.project import Project
 
 MARKER = (0xCA, 0x4D, 0x67)  # "cardgen" in the first pixel
 WIDTH = 12  # the marker + 11 pixels = 33 bytes for a 32-byte digest (one byte of padding)

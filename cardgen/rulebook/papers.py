@@ -28,7 +28,8 @@ from ..data.snapshot import Snapshot
 from ..outputs import keeps
 from ..render.fonts import fonts_digest
 from ..render.workers import Later, Workers
-from .document import Pdf, RulebookDocument, rulebook_html, with_cards, write_rulebook_pdf
+from .document import rulebook_html, with_cards
+from .layout import Pdf, Places, RulebookDocument, lay_out
 
 
 def _standard_page(paper: str) -> Paper:
@@ -85,7 +86,7 @@ class PendingPdfs:
         if keeps(out):  # the user edited it since cardgen wrote it: it stays (and is said so), unmade
             self.timings.append(Timing(self._stage(paper), html_s, "HTML only: the PDF is kept"))
             return
-        self.layouts[paper] = _Layout(out, inputs, workers.submit(write_rulebook_pdf, self.project, doc), html_s)
+        self.layouts[paper] = _Layout(out, inputs, workers.submit(lay_out, Places.of(self.project), doc), html_s)
 
     def finish(self, files: dict[str, FaceFiles]) -> list[Output]:
         """Wait for the layouts; `files`: the build's card renders (the cards' PDFs)."""
