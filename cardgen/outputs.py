@@ -155,6 +155,10 @@ class OutputFolder:
         if rel is not None:
             self.files.pop(rel, None)
 
+    def nothing_written(self) -> bool:
+        """No file cardgen wrote here is present (a failed command's folder is then left as it was)."""
+        return not any((self.root / rel).is_file() for rel in self.files)
+
     def save(self) -> None:
         """Write the one manifest: the files cardgen wrote that are still there, and the inputs
         they were made from. An older cardgen's second record is folded in, then removed."""
@@ -261,26 +265,52 @@ def open_output(project, folder: Path, command: str = "cardgen", *, force: bool 
     `kept` and `replaced` and passes a notify that does nothing).
     """
     root = refuse_sources(project, folder)
+    made = _missing_folders(root)
     with os_errors():
         root.mkdir(parents=True, exist_ok=True)
         if not root.is_dir():
             raise InputError(f"{display_path(folder)} is not a folder")
-    with _lock(root, command):
-        out = OutputFolder(root, force=force, force_option=force_option)
-        token = _open.set(_open.get() + (out,))
-        try:
-            with os_errors():
-                yield out
-        except BaseException:
+    try:
+        with _lock(root, command):
+            out = OutputFolder(root, force=force, force_option=force_option)
+            token = _open.set(_open.get() + (out,))
+            try:
+                with os_errors():
+                    yield out
+            except BaseException:
+                _open.reset(token)
+                with contextlib.suppress(Exception):  # the first error is the one to show
+                    if not (made and out.nothing_written()):
+                        out.save()
+                raise
             _open.reset(token)
-            with contextlib.suppress(Exception):  # the first error is the one to show
+            with os_errors():
                 out.save()
-            raise
-        _open.reset(token)
-        with os_errors():
-            out.save()
+    except BaseException:
+        _remove_empty(made)  # a command that failed before writing leaves no folder it made
+        raise
     for line in out.notices():
         (notify or _warn)(line)
+
+
+def _missing_folders(root: Path) -> list[Path]:
+    """The folders `root.mkdir(parents=True)` will make, deepest first."""
+    missing = []
+    for folder in (root, *root.parents):
+        if os.path.lexists(folder):
+            break
+        missing.append(folder)
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove these folders, deepest first, each only while it is empty (os.rmdir refuses
+    otherwise): anything put there meanwhile, by anyone, stays."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
 
 
 def _warn(line: str) -> None:

@@ -106,6 +106,33 @@ def test_render_errors_are_the_same_in_validate_build_and_serve(cli, project_cop
     assert not (tmp_path / "out").exists()
 
 
+def test_a_document_template_error_is_the_same_in_validate_build_and_serve(cli, tmp_path):
+    """The rulebook's template is rendered by validate and by the preview as build renders it:
+    an error there is one finding at its line in all three (the cards themselves are fine)."""
+    assert cli("new", "Dragon Race", cwd=tmp_path).code == 0
+    root = tmp_path / "dragon-race"
+    rulebook = "templates/dragon-race/rulebook.html.j2"
+    lines = (root / rulebook).read_text(encoding="utf-8").splitlines()
+    line = lines.index("{% block rules %}") + 2
+    lines.insert(line - 1, "{{ no_such_value.attribute }}")
+    (root / rulebook).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    result = cli("validate", cwd=root)
+    assert result.code == 1
+    validated = result.out.splitlines()[:-1]
+    assert len(validated) == 1 and validated[0].startswith(f"{rulebook}:{line}: error: "), validated
+
+    state = Preview(root, None, None).refresh()
+    assert state.findings == validated
+    assert state.error == validated[0]
+    assert state.cards  # the cards are drawn: only the rulebook is broken
+
+    build = cli("build", "--no-png", "--paper", "a4", "--out", "o", cwd=root)
+    assert build.code == 1
+    assert build.err.strip() == f"error: {rulebook}:{line}: " + validated[0].split(": error: ", 1)[1].rsplit(" (", 1)[0]
+    assert not (root / "o").exists()
+
+
 def test_one_card_stage_and_the_old_loops_are_gone():
     assert importlib.util.find_spec("cardgen.render.checks") is None
     assert not hasattr(CardRenderer, "render_all")

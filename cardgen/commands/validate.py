@@ -22,12 +22,10 @@ def command(ctx, game, version, lang, fmt, strict):
     """Check a game version: references, counts, rules, the game's own checks, and the print
     preflight of every rendered card (safe zone, borders, overlap, contrast)."""
     project, snapshot = snapshot_from(ctx, game, version, lang)
-    cards = draw_cards(project, snapshot)  # the card stage of `build`: its findings, preflight included
-    findings = list(cards.findings)
-    if not cards.errors:
-        from ..rulebook.check import document_findings  # the rulebook's templates, as build renders them
+    from ..rulebook.check import build_findings  # the documents' templates too, as build renders them
 
-        findings += document_findings(project, snapshot, cards.rendered, findings)
+    # the card stage of `build` (its findings, preflight included), then the documents' templates
+    findings = build_findings(project, snapshot, draw_cards(project, snapshot))
     errors = [f for f in findings if f.severity == "error"]
     warnings = [f for f in findings if f.severity == "warning"]
     if fmt == "json":

@@ -1,8 +1,9 @@
 """The preview's data: what the page shows, refreshed from the project's files.
 
 The same stages as a build (load -> resolve -> the card stage: validate, render SVG,
-preflight), without rasterising: a browser draws SVG itself, and the page lists exactly the
-findings `build` and `validate` report. The preview keeps the card stage's cache across
+preflight; then the documents' templates filled in, as `validate` does), without rasterising or
+laying pages out: a browser draws SVG itself, and the page lists exactly the findings `build` and
+`validate` report (`rulebook.check.build_findings`). The preview keeps the card stage's cache across
 refreshes (`cardstage.FaceCache`: each face with the hash of what it was drawn from), so an edit
 to one card re-renders one card.
 """
@@ -26,6 +27,7 @@ from ..data.versions import available_versions, load_game, resolve
 from ..errors import CardgenError, display_path
 from ..files import BuildFiles, Files
 from ..i18n.localise import localise
+from ..rulebook.check import build_findings
 
 ID_ATTR_RE = re.compile(r'\bid="([^"]+)"')
 
@@ -102,6 +104,7 @@ class Preview:
         game = load_game(project, self.game_id)
         snapshot = localise(resolve(project, game, self.version), self.lang)
         drawn = draw_cards(project, snapshot, self._faces)
+        findings = build_findings(project, snapshot, drawn)  # the documents' templates too, as validate
         last = {card.key: card for card in self.state.cards}
         cards: list[PreviewCard] = []
         for key, item in face_items(snapshot):
@@ -121,8 +124,8 @@ class Preview:
             decks=[{"id": d, "name": deck.name, "cards": snapshot.deck_size(d),
                     "different": len(snapshot.cards_in_deck(d))}
                    for d, deck in game.decks.items() if snapshot.cards_in_deck(d)],
-            findings=[str(f) for f in drawn.findings],
-            error="\n".join(str(f) for f in drawn.errors) or None,
+            findings=[str(f) for f in findings],
+            error="\n".join(str(f) for f in findings if f.severity == "error") or None,
             rendered=drawn.drawn,
         )
 

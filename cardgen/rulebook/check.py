@@ -6,6 +6,7 @@ the PDF layout (the slow part). A template asking for a deck the data lacks is t
 from __future__ import annotations
 
 from ..buildtypes import PAPER_NAMES, PAPER_SIZES, RenderedSet
+from ..cardstage import DrawnCards
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..errors import CardgenError, Finding
@@ -32,3 +33,13 @@ def document_findings(project: Project, snapshot: Snapshot, rendered: RenderedSe
     except CardgenError as exc:
         return [Finding("error", "rulebook", exc.message, exc.loc)]
     return []
+
+
+def build_findings(project: Project, snapshot: Snapshot, cards: DrawnCards) -> list[Finding]:
+    """Every finding `build` would report for these drawn cards: the card stage's (data checks,
+    render, preflight) and, when those have no error, the documents' templates. `validate` and
+    the preview both list these, so the three agree."""
+    findings = list(cards.findings)
+    if not cards.errors:
+        findings += document_findings(project, snapshot, cards.rendered, findings)
+    return findings
