@@ -61,6 +61,7 @@ def test_the_rulebook_balances_its_columns_from_a_few_layouts(rulebook_31, monke
     fewer = write_rulebook_pdf(project, doc)
     assert (stock.columns, fewer.columns) == ("CARDGEN_COLUMN_MEMO=off", None)
     assert fewer.pages == stock.pages == 8
+    assert _pdf_words(fewer.data) == _pdf_words(stock.data)  # the seed documents' promise, against weasyprint alone
     assert len(columns.stats) == 13 and all(columns.stats)  # every block balanced from its breaks
     assert stock_layouts > 450 and laid_out[0] < 0.15 * stock_layouts
     assert block.block_box_layout is not columns._block_box_layout  # weasyprint's own again afterwards
@@ -102,8 +103,10 @@ def _papers(seed: tuple[str, str]) -> dict[str, str]:
     """The paper each document of a seed is laid out on: the rulebook on one, the notes on the
     other, taking turns down SEEDS, so that every game's rulebook in every language, and every
     game's notes, is checked, and each kind of document on both papers (a seed game's two
-    languages, or two games in turn, take the two papers)."""
-    first = PAPERS[SEEDS.index(seed) % 2]
+    languages, or two games in turn, take the two papers). The King's Blade 3.1's English
+    rulebook goes on Letter: on A4 it is held to weasyprint's own balancing (its text and pages)
+    by test_the_rulebook_balances_its_columns_from_a_few_layouts."""
+    first = PAPERS[(SEEDS.index(seed) + 1) % 2]
     return {"rulebook": first, "notes": PAPERS[1 - PAPERS.index(first)]}
 
 
@@ -183,7 +186,11 @@ def _laid_out(project, doc):
 def _words(document) -> list[str]:
     """The PDF's words in the order they are drawn (pdftotext -raw): a column block's columns
     one after the other."""
-    return subprocess.run(["pdftotext", "-raw", "-", "-"], input=document.write_pdf(), capture_output=True,
+    return _pdf_words(document.write_pdf())
+
+
+def _pdf_words(pdf: bytes) -> list[str]:
+    return subprocess.run(["pdftotext", "-raw", "-", "-"], input=pdf, capture_output=True,
                           check=True).stdout.decode().split()
 
 
