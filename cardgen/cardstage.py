@@ -106,13 +106,17 @@ def face_items(snapshot: Snapshot) -> list[tuple[str, Item]]:
 
 
 def draw_cards(project: Project, snapshot: Snapshot, cache: FaceCache | None = None, *,
-               checks: bool = True, on_checked: Callable[[], object] | None = None) -> DrawnCards:
+               checks: bool = True, on_checked: Callable[[], object] | None = None,
+               on_face: Callable[[Face], object] | None = None) -> DrawnCards:
     """Check the data, render every face and back, preflight them.
 
     `on_checked` is called once the data checks passed, before the faces are rendered (the
-    build starts its worker processes there). `checks=False` only draws (a face that does not
-    render is still an error): for a caller that reports no findings, the diff, which compares
-    the faces of versions whose data may be wrong."""
+    build starts its worker processes there). `on_face` is called with each face as soon as it
+    is drawn and its preflight found no error, while no face before it failed (the build sends
+    it to be rasterised while the next is drawn); the stage's result still decides whether the
+    faces may be used. `checks=False` only draws (a face that does not render is still an
+    error): for a caller that reports no findings, the diff, which compares the faces of
+    versions whose data may be wrong."""
     timings: list[Timing] = []
     started = time.perf_counter()
     findings = validate_data(project, snapshot) if checks else []
@@ -123,16 +127,23 @@ def draw_cards(project: Project, snapshot: Snapshot, cache: FaceCache | None = N
     if on_checked is not None:
         on_checked()
 
+    # each face is drawn, then preflighted at once (so that it can be sent on), but the two
+    # stages are timed apart, as they are reported
+    render_s = preflight_s = 0.0
     started = time.perf_counter()
     items = face_items(snapshot)
     shared = _shared_digest(project, snapshot) if cache is not None else ""
     digests = {key: cache_mod.digest_of(shared, _own_digest(snapshot, item)) if cache is not None else ""
                for key, item in items}
     renderer: CardRenderer | None = None
+    fonts: FontSet | None = None
+    bleed = snapshot.game.file.bleed_mm
     drawn: dict[str, DrawnFace] = {}
     failed: dict[tuple, list[tuple[Card, CardgenError]]] = {}  # one finding per cause, not per card
     errors: list[Finding] = []
     count = 0
+    renders = True  # no face so far failed to render (then no preflight: its findings would not be shown)
+    sound = True  # nor found an error in its preflight: the faces so far may be sent on
     for key, item in items:
         got = cache.get(key, digests[key]) if cache is not None else None
         if got is None:
@@ -146,33 +157,36 @@ def draw_cards(project: Project, snapshot: Snapshot, cache: FaceCache | None = N
                 else:
                     errors.append(Finding("error", "render", exc.message,
                                           exc.loc or snapshot.game.source.loc("decks", item)))
+                renders = sound = False
                 continue
             got = DrawnFace(face, renderer.take_notes())
             count += 1
+        if checks and renders and got.checks is None:
+            render_s += time.perf_counter() - started
+            started = time.perf_counter()
+            fonts = fonts or FontSet(project.fonts_dir)
+            if isinstance(item, Card):
+                found = check_face(got.face, bleed, fonts, card=item.id, loc=item.where)
+            else:
+                found = check_face(got.face, bleed, fonts, card=key, back=True,
+                                   loc=snapshot.game.source.loc("decks", item, "back"))
+            got = dataclasses.replace(got, checks=tuple(found))
+            preflight_s += time.perf_counter() - started
+            started = time.perf_counter()
         drawn[key] = got
+        sound = sound and not any(f.severity == "error" for f in got.checks or ())
+        if on_face is not None and sound:
+            on_face(got.face)
+    render_s += time.perf_counter() - started
     for failures in failed.values():
         card, first = failures[0]
         others = [c.id for c, _ in failures[1:]]
         more = (f" (the same for {len(others)} more card{'s' if len(others) > 1 else ''}: "
                 f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''})") if others else ""
         errors.append(Finding("error", "render", first.message + more, first.loc or card.where, card.id))
-    timings.append(Timing("render", time.perf_counter() - started, "card faces and backs as SVG"))
-
-    started = time.perf_counter()
+    timings.append(Timing("render", render_s, "card faces and backs as SVG"))
     if checks and not errors:
-        fonts: FontSet | None = None
-        bleed = snapshot.game.file.bleed_mm
-        for key, item in items:
-            got = drawn[key]
-            if got.checks is None:
-                fonts = fonts or FontSet(project.fonts_dir)
-                if isinstance(item, Card):
-                    found = check_face(got.face, bleed, fonts, card=item.id, loc=item.where)
-                else:
-                    found = check_face(got.face, bleed, fonts, card=key, back=True,
-                                       loc=snapshot.game.source.loc("decks", item, "back"))
-                drawn[key] = got = dataclasses.replace(got, checks=tuple(found))
-        timings.append(Timing("preflight", time.perf_counter() - started, "text, safe zones and fonts of every face"))
+        timings.append(Timing("preflight", preflight_s, "text, safe zones and fonts of every face"))
     if cache is not None:
         for key, got in drawn.items():
             cache.put(key, digests[key], got)

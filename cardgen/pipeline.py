@@ -20,7 +20,7 @@ from .data.validate import ValidationFailed
 from .files import BuildFiles, of_snapshot
 from .outputs import open_output
 from .render.rasterise import Rasteriser
-from .render.workers import RASTER_PRELOAD, Workers, drawing_workers
+from .render.workers import LAYOUT_PRELOAD, RASTER_PRELOAD, Workers, drawing_workers
 from .words import counted
 
 
@@ -32,7 +32,7 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     (a no-op rebuild starts no process), so there they start with the first job as usual.
     """
     rulebook = options.rulebook and bool(snapshot.game.file.rulebook)
-    preload = RASTER_PRELOAD + (("weasyprint", "cardgen.rulebook.document") if rulebook else ())
+    preload = LAYOUT_PRELOAD if rulebook else RASTER_PRELOAD
     workers = drawing_workers(project, options.workers, preload)
     if not BuildFiles(out_dir).built_before():
         # the PDF stack first: pikepdf (nanobind) aborts the process, printing a traceback, when
@@ -59,10 +59,13 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     out_dir = check_out_dir(project, options.out_dir or of_snapshot(project.build_dir, snapshot).root)
     result = BuildResult(out_dir)
     workers: list[Workers] = []  # started once the data checks pass, while the cards are drawn
+    rasteriser = Rasteriser(project, given, progress)
     try:
-        # the card stage `validate` and `serve` run too: the same faces, the same findings
+        # the card stage `validate` and `serve` run too: the same faces, the same findings; each
+        # face goes to the workers to be rasterised as soon as it is drawn and preflighted
         cards = drawn if drawn is not None else draw_cards(
-            project, snapshot, on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)))
+            project, snapshot, on_checked=lambda: workers.append(_workers(project, snapshot, given, out_dir)),
+            on_face=lambda face: rasteriser.offer(face, workers[0]))
         result.timings += cards.timings
         rendered = cards.faces()  # ValidationFailed when a finding is an error
         if not workers:  # the caller's card stage: the data checks passed there
@@ -84,7 +87,8 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
         result.only_cards = options.only_cards
         # an output the user edited is kept (or with --force replaced): said in the build's report
         with open_output(project, out_dir, "build", force=options.force, notify=lambda line: None) as folder:
-            _produce(project, snapshot, rendered, options, progress, out_dir, result, workers[0])
+            rasteriser.workers = workers[0]
+            _produce(project, snapshot, rendered, options, progress, out_dir, result, rasteriser)
         result.remarks += [line for _, line in sorted(folder.kept.items())]
         result.replaced = [line for _, line in sorted(folder.replaced.items())]
         result.warnings += result.remarks + result.replaced
@@ -95,10 +99,12 @@ def build(project: Project, snapshot: Snapshot, options: BuildOptions | None = N
     return result
 
 
-def _produce(project, snapshot, rendered, options, progress, out_dir, result, workers: Workers) -> None:
-    """Rasterise, publish, impose and lay out, into the open output folder."""
+def _produce(project, snapshot, rendered, options, progress, out_dir, result, rasteriser: Rasteriser) -> None:
+    """Rasterise (what the card stage has not sent to the workers yet), publish, impose and lay
+    out, into the open output folder."""
     manifest = cache_mod.Manifest(out_dir)
-    rasteriser = Rasteriser(project, options, progress, workers)
+    workers = rasteriser.workers
+    assert workers is not None  # the build's pool, given by `build`
     with workers:
         started = time.perf_counter()
         files, jobs = rasteriser.plan(rendered)

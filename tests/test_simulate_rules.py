@@ -698,3 +698,15 @@ def test_an_empty_mine_ends_the_game_at_once_under_game_ends():
     t.mine = t.mine[:3]
     record = t.play(max_turns=10)
     assert (record["ended"], record["stall"], record["turns"]) == (False, "no end condition", 10)
+
+
+def test_the_engines_shuffle_draws_as_pythons():
+    # engine.shuffle spares rng.shuffle's calls per card: the same seed must give the same order
+    # and leave the generator in the same state (every later draw of the game depends on it)
+    for length in (0, 1, 2, 6, 20, 60, 129):
+        for seed in ("1:0", "3:17", "7:99999"):
+            ours, theirs = Random(seed), Random(seed)
+            a, b = list(range(length)), list(range(length))
+            E.shuffle(ours, a)
+            theirs.shuffle(b)
+            assert a == b and ours.getstate() == theirs.getstate()

@@ -39,9 +39,13 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures without an overflow, per bot weights: (card, mask, filled, needed) -> {metal:
-# gain}. Bounded by the cards' states, so memory stays flat however many games a worker plays.
-_GAINS: dict[Weights, dict[tuple, dict[int, float]]] = {}
+# own_gain's figures, per bot weights: (card, mask, filled, needed) -> ({metal: gain}, {hand's metals
+# mask: the best of their gains}) for an incomplete card; (card, metals in order, earliest_out) -> the
+# same for a complete one (the pour overflows it). Bounded by the cards' states (and the 2^metals
+# masks), so memory stays flat however many games a worker plays.
+Gains = tuple[dict[int, float], dict[int, float]]
+_GAINS: dict[Weights, dict[tuple, Gains]] = {}
+_OVERFLOW_GAINS: dict[Weights, dict[tuple, Gains]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -50,30 +54,51 @@ class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         self._gains_memo = _GAINS.setdefault(w, {})
+        self._overflow_gains_memo = _OVERFLOW_GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
     def own_gain(self, t: Table, player: Player, part: Part, metal: int, done: set[str]) -> float:
         """What pouring `metal` into the player's own `part` is worth to them."""
-        gains = self._gains(t, part, done)
+        gains = self._gains(t, part, done)[0]
         gain = gains.get(metal)
         if gain is None:
             gain = gains[metal] = self._own_gain(t, part, metal, done)
         return gain
 
-    def _gains(self, t: Table, part: Part, done: set[str]) -> dict[int, float]:
-        """own_gain's figures for `part` as it is, per metal. Without an overflow they depend only on
-        the card, its metals' mask and count and whether the end condition still asks for the card's
-        type: kept once per worker and weights. With one, on its metals in order: a dict for this
-        question only (_after_overflow keeps its own part), so memory stays flat."""
-        card = part.card
-        if part.filled >= card.needs:
-            return {}
-        key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
-        gains = self._gains_memo.get(key)
+    def _gains(self, t: Table, part: Part, done: set[str]) -> Gains:
+        """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). They
+        depend only on the card, its metals' mask and count and whether the end condition still asks
+        for the card's type, or, for a complete card, on its metals in order (which one overflows):
+        kept once per worker and weights."""
+        gains = part.gains
         if gains is None:
-            gains = self._gains_memo[key] = {}
+            card = part.card
+            if part.filled >= card.needs:
+                key: tuple = (card, tuple(part.metals), t.earliest_out)
+                memo = self._overflow_gains_memo
+            else:
+                key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
+                memo = self._gains_memo
+            gains = memo.get(key)
+            if gains is None:
+                gains = memo[key] = ({}, {})
+            part.gains = gains
         return gains
+
+    def _best_gain(self, t: Table, part: Part, gains: dict[int, float], hand_mask: int, done: set[str]) -> float:
+        """The best own_gain of the metals in `hand_mask` (forge's figure of a part, kept per mask)."""
+        value = NEVER
+        metal = 0
+        while hand_mask >> metal:
+            if hand_mask >> metal & 1:
+                gain = gains.get(metal)
+                if gain is None:
+                    gain = gains[metal] = self._own_gain(t, part, metal, done)
+                if gain > value:
+                    value = gain
+            metal += 1
+        return value
 
     def _own_gain(self, t: Table, part: Part, metal: int, done: set[str]) -> float:
         card, w = part.card, self.w
@@ -126,21 +151,22 @@ class Strategy:
 
     def forge(self, t: Table, player: Player) -> Part | None:
         done = player.done
-        metals = set(player.hand)
+        hand_mask = 0
+        for m in player.hand:
+            hand_mask |= 1 << m
         best, best_value = None, NEVER
         for part in player.parts:
             complete = part.filled >= part.card.needs
-            if not metals:  # nothing to pour: keep the token where the next pours will go
+            if not hand_mask:  # nothing to pour: keep the token where the next pours will go
                 value = -0.1 if complete else 0.1
-            else:  # the best own_gain of a metal in hand, inlined
-                gains = self._gains(t, part, done)
-                value = NEVER
-                for m in metals:
-                    gain = gains.get(m)
-                    if gain is None:
-                        gain = gains[m] = self._own_gain(t, part, m, done)
-                    if gain > value:
-                        value = gain
+            else:  # the best own_gain of a metal in hand, kept per part state and hand mask
+                gains = part.gains
+                if gains is None:
+                    gains = self._gains(t, part, done)
+                found = gains[1].get(hand_mask)
+                if found is None:
+                    found = gains[1][hand_mask] = self._best_gain(t, part, gains[0], hand_mask, done)
+                value = found
             if complete:
                 value -= 0.5  # a complete card under the token can be made to overflow
             if value > best_value:
@@ -254,17 +280,24 @@ class Strategy:
         other_targets = []  # (part, _damage's figures per metal, the owner's lead)
         sabotage = self.w.sabotage
         bonus = 0.0
+        others = 0
         for part in t.pour_targets(player):
-            card = part.card
             if part.owner == seat:
-                own_targets.append((part, self._gains(t, part, done)))
-            elif sabotage > 0 and part.filled >= card.needs:
+                gains = part.gains
+                if gains is None:
+                    gains = self._gains(t, part, done)
+                own_targets.append((part, gains[0]))
+            elif sabotage > 0 and part.filled >= part.card.needs:
                 if not other_targets:  # sabotage_gain's figures that do not depend on the target
-                    others = max(p.total for p in t.players if p is not player)
+                    others = max([p.total for p in t.players if p is not player])
                     bonus = 0.5 if player.abilities.get("sabotage_draw") else 0.0
                 lead = 1.5 if t.players[part.owner].total >= others else 1.0
-                other_targets.append((part, _damages(t, part), lead))
-        best_value, best = NEVER, None
+                damages = part.damages
+                if damages is None:
+                    damages = _damages(t, part)
+                other_targets.append((part, damages, lead))
+        # the best pour so far, as its value, hand index and part (the action's tuple made once, at the end)
+        best_value, best_h, best_part = NEVER, 0, None
         seen = 0
         for h, metal in enumerate(hand):
             b = 1 << metal
@@ -279,15 +312,15 @@ class Strategy:
                 if value > worth:
                     worth = value
                 if value > best_value:
-                    best_value, best = value, ("pour", h, part)
+                    best_value, best_h, best_part = value, h, part
             for part, damages, lead in other_targets:  # sabotage_gain, inlined
                 damage = damages.get(metal)
                 if damage is None:
                     damage = damages[metal] = _damage(t, part, metal)
                 value = NEVER if damage <= 0 else sabotage * damage * lead + bonus - 0.5 * worth
                 if value > best_value:
-                    best_value, best = value, ("pour", h, part)
-        return best_value, best
+                    best_value, best_h, best_part = value, h, part
+        return best_value, (("pour", best_h, best_part) if best_part is not None else None)
 
 
 class RandomPlayer:
@@ -361,11 +394,15 @@ _DAMAGES: dict[tuple, dict[int, float]] = {}
 
 
 def _damages(t: Table, part: Part) -> dict[int, float]:
-    """_damage's figures for another player's complete `part` as it is, per metal (once per state)."""
-    key = (part.card, tuple(part.metals), t.earliest_out)
-    damages = _DAMAGES.get(key)
+    """_damage's figures for another player's complete `part` as it is, per metal (once per state,
+    kept on the part until it changes)."""
+    damages = part.damages
     if damages is None:
-        damages = _DAMAGES[key] = {}
+        key = (part.card, tuple(part.metals), t.earliest_out)
+        damages = _DAMAGES.get(key)
+        if damages is None:
+            damages = _DAMAGES[key] = {}
+        part.damages = damages
     return damages
 
 

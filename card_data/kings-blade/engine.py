@@ -207,8 +207,8 @@ def fill(card: CardRule, metals: list[int]) -> tuple[int, int]:
 class CardRule:
     """One sword-part card, ready for play: bit masks instead of metal names."""
 
-    __slots__ = ("ability", "abilities", "appeal", "double", "id", "index", "name", "needs", "points", "ppm", "pts",
-                 "type", "utility")
+    __slots__ = ("abilities", "ability", "ability_bits", "appeal", "double", "id", "index", "name", "needs", "points",
+                 "ppm", "pts", "type", "utility")
 
     def __init__(self, index: int, data: dict[str, Any]):
         self.index = index
@@ -225,10 +225,34 @@ class CardRule:
                 self.ability[kind] = self.ability.get(kind, ()) + ((m, amount),)
         # every (kind, metal mask, amount) of its abilities, in the order of `ability`
         self.abilities = tuple((kind, m, a) for kind, entries in self.ability.items() for m, a in entries)
+        self.ability_bits = 0  # the metals that switch any ability on: a pour of another switches none
+        for _, m, _ in self.abilities:
+            self.ability_bits |= m
         self.utility: tuple | None = None  # the bots' figures per ability (bots.py fills it on first use)
         # what the card promises, per metal it needs: how the bots judge a market card
         best_effect = max([a for _, a in self.pts] + [2 * a for _, a in self.ppm] + [0])
         self.appeal = (self.points + 0.5 * best_effect + 0.3 * len(self.ability)) / self.needs
+
+
+# --- shuffling -----------------------------------------------------------------------------------
+
+_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}  # length -> (index, range, bits) per draw
+
+
+def shuffle(rng: Random, items: list) -> None:
+    """rng.shuffle(items), draw for draw: CPython's algorithm (Fisher-Yates from the end, each draw
+    getrandbits of the range's bit length, drawn again while out of range), without its two calls
+    per item (a game shuffles 86 cards; tests/test_simulate_rules.py compares it with rng.shuffle)."""
+    length = len(items)
+    steps = _SHUFFLE_STEPS.get(length)
+    if steps is None:
+        steps = _SHUFFLE_STEPS[length] = tuple((i, i + 1, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
+    getrandbits = rng.getrandbits
+    for i, n, k in steps:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 # --- the table during play -----------------------------------------------------------------------
@@ -237,7 +261,8 @@ class CardRule:
 class Part:
     """A sword part in a player's forge and the metals poured into it, earliest first."""
 
-    __slots__ = ("abilities", "card", "filled", "has", "metals", "owner", "player", "score")
+    __slots__ = ("abilities", "card", "damages", "filled", "gains", "has", "metals", "owner", "player", "score",
+                 "whole")
 
     def __init__(self, card: CardRule, owner: int):
         self.card, self.owner = card, owner
@@ -245,6 +270,12 @@ class Part:
         self.metals: list[int] = []
         self.filled = 0  # metals counted towards completion (counts_double counts 2)
         self.has = 0  # bit mask of the metals it holds
+        # the bots' memo of this state, per metal (bots.py finds it on first use; a change of the
+        # part, or of its owner's complete types, forgets it): what a pour is worth to the owner,
+        # and what an overflow takes from the owner
+        self.gains: tuple[dict[int, float], dict[int, float]] | None = None
+        self.damages: dict[int, float] | None = None
+        self.score, self.abilities, self.whole = 0, {}, False
         self.derive()
 
     @property
@@ -258,23 +289,31 @@ class Part:
     def derive(self) -> None:
         """The sword points and the switched-on abilities of `has` and `filled` (after every change)."""
         card, has = self.card, self.has
+        self.gains = self.damages = None
+        old_score, old_abilities, was_whole = self.score, self.abilities, self.whole
         self.score = part_score(card, has, self.filled)
+        self.whole = self.filled >= card.needs
         abilities: dict[str, int] = {}
         for kind, m, amount in card.abilities:
             if has & m:
                 abilities[kind] = abilities.get(kind, 0) + amount
         self.abilities = abilities
-        if self.player is not None:
-            self.player.changed()
+        player = self.player
+        if player is not None:
+            if abilities == old_abilities and self.whole == was_whole:
+                player.total += self.score - old_score  # only the points changed: no need to sum again
+            else:
+                player.changed()
 
     def poured(self, metal: int) -> None:
         """`metal` (just added to `metals`) poured into the card while it was incomplete: its figures,
         and its owner's: summed again only when an ability may switch on or the card completes."""
         card, old_has = self.card, self.has
+        self.gains = self.damages = None
         b = 1 << metal
         self.has = has = old_has | b
         self.filled += 2 if card.double & b else 1
-        if (has != old_has and card.abilities) or self.filled >= card.needs or self.player is None:
+        if (has != old_has and b & card.ability_bits) or self.filled >= card.needs or self.player is None:
             self.derive()
             return
         old = self.score
@@ -303,14 +342,16 @@ class Player:
     """A seat: its hand of metals, its sword parts and the figures of those parts, summed again
     each time a part comes or changes (far fewer times than a turn asks for them)."""
 
-    __slots__ = ("_parts", "abilities", "bot", "done", "done_count", "end_types", "hand", "seat", "token", "total",
-                 "types", "wanting")
+    __slots__ = ("_parts", "abilities", "bot", "done", "done_count", "end_set", "end_types", "hand", "may_end", "seat",
+                 "token", "total", "types", "wanting")
 
     def __init__(self, seat: int, bot, end_types: tuple[str, ...] | list[str] = ()):
         self.seat, self.bot = seat, bot
         self.end_types = end_types  # the part types the end condition asks for
+        self.end_set = frozenset(end_types)
         self.hand: list[int] = []
         self.token: Part | None = None
+        self.done: set[str] = set()
         self.parts = []
 
     @property
@@ -323,12 +364,23 @@ class Player:
         self._parts = parts
         for part in parts:
             part.player = self
+            part.gains = None  # the bots' figures of it are its owner's
         self.changed()
 
     def take(self, part: Part) -> None:
         part.player = self
         self._parts.append(part)
-        self.changed()
+        if part.filled or part.whole or part.abilities or part.score:
+            self.changed()
+            return
+        # a card fresh from the market or the blades (no metal, no points, no ability): it adds its
+        # type, and a part that wants metal if it pays for completion or ends the game (as changed()
+        # counts them), without summing every part again (a game takes about twelve)
+        card = part.card
+        if card.type not in self.types:
+            self.types = self.types | {card.type}
+        if card.points or card.type in self.end_types:
+            self.wanting += 1
 
     def changed(self) -> None:
         """Sum the parts' switched-on abilities, sword points, types and complete types, and count the
@@ -350,8 +402,13 @@ class Player:
                 count += 1
             elif card.points or card.type in end_types:
                 wanting += 1
+        if done != self.done:  # what the end condition still asks of the parts changed: their gains too
+            for part in self._parts:
+                part.gains = None
         self.abilities, self.done, self.done_count, self.total = abilities, done, count, total
         self.types, self.wanting = types, wanting
+        # the end condition's question (Table.can_end), answered once per change, not once per turn
+        self.may_end = bool(end_types) and count >= len(end_types) and self.end_set <= done
 
     def ability(self, kind: str) -> int:
         return self.abilities.get(kind, 0)
@@ -384,6 +441,11 @@ class Table:
         self.bounce_next = self.rules["bounce_target"] == "next_in_turn"
         self.end_any_time = self.rules["end_timing"] == "any_time"
         self.ties_share = self.rules["ties"] == "shared"
+        # per seat whose action just ended, the players who may then end the game, in turn order
+        # (end_timing: any_time: every player from that seat on; own_turn: that seat alone)
+        n = self.n
+        self.enders = [tuple(self.players[(seat + step) % n] for step in range(n if self.end_any_time else 1))
+                       for seat in range(n)]
         self.pour_only: Part | None = None  # under extra_pours: same_card, the card of the first pour
         self.mine_ran_out = False  # under game_ends: the last metal was taken, the game is over
         self.turn = 0
@@ -399,14 +461,14 @@ class Table:
 
         start = table["setup"][self.n]  # the first position the set-up data deals
         self.mine = list(start["mine"])
-        rng.shuffle(self.mine)
+        shuffle(rng, self.mine)
         self.market_pile = [cards[i] for i in start["market"]]
-        rng.shuffle(self.market_pile)
+        shuffle(rng, self.market_pile)
         self.market_discard: list[CardRule] = []
         self.market: list[CardRule] = []
         self._fill_market(start["market_face_up"])
         blades = [cards[i] for i in start["blades"]]
-        rng.shuffle(blades)
+        shuffle(rng, blades)
         if self.rules["blade_deal"] == "draft":
             shown = [blades.pop() for _ in range(min(len(blades), self.n + 1))]
             for player in reversed(self.players):  # the last player picks first, then anticlockwise
@@ -431,12 +493,12 @@ class Table:
     def room(self, player: Player) -> int:
         if self.hand_base is None:
             return 1 << 30
-        return max(0, self.hand_base + player.abilities.get("hand_limit", 0) - len(player.hand))
+        room = self.hand_base + player.abilities.get("hand_limit", 0) - len(player.hand)
+        return room if room > 0 else 0  # max(0, room), without the builtin's call: asked every turn
 
     def can_end(self, player: Player) -> bool:
         """The player's complete parts hold every type the end condition asks for (as many parts at least)."""
-        end_types = self.end_types
-        return bool(end_types) and player.done_count >= len(end_types) and self.end_set <= player.done
+        return player.may_end  # Player.changed() answers it
 
     def pour_targets(self, player: Player) -> list[Part]:
         """Cards `player` may pour into: any card with a forge token (a complete one of another
@@ -466,13 +528,15 @@ class Table:
         `room`: the player's room(), when the caller knows it already."""
         if room is None:
             room = self.room(player)
-        base = room if self.fill_hand and self.hand_base is not None else min(1, room)
+        # (conditions, not min(): asked every turn, and the builtin's call costs more than the test)
+        base = room if self.fill_hand and self.hand_base is not None else (1 if room > 1 else room)
         if base <= 0:
             return 0  # the mine action needs room in the hand; the effect only adds to a draw
         bonus = player.abilities.get("mine_bonus", 0)
-        if not self.effects_overrule:
-            bonus = min(bonus, room - base)
-        return min(base + bonus, len(self.mine))
+        if not self.effects_overrule and bonus > room - base:
+            bonus = room - base
+        count, left = base + bonus, len(self.mine)
+        return count if count < left else left
 
     def scores(self) -> list[int]:
         return [p.score() for p in self.players]
@@ -510,7 +574,7 @@ class Table:
                     return
                 self.market_pile = self.market_discard
                 self.market_discard = []
-                self.rng.shuffle(self.market_pile)
+                shuffle(self.rng, self.market_pile)
             self.market.append(self.market_pile.pop())
 
     def take_market(self, player: Player, index: int) -> Part:
@@ -665,10 +729,8 @@ class Table:
             return None
         # end_timing: any_time lets every player end after any action; own_turn only the player
         # whose turn it was, after their own action
-        fewest, end_set, n = len(self.end_types), self.end_set, self.n  # can_end, inlined
-        for step in range(n if self.end_any_time else 1):
-            player = self.players[(current + step) % n]
-            if player.done_count >= fewest and end_set <= player.done and player.bot.wants_end(self, player):
+        for player in self.enders[current]:
+            if player.may_end and player.bot.wants_end(self, player):  # can_end, inlined
                 return player.seat
         return None
 

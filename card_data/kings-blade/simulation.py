@@ -33,10 +33,13 @@ class KingsBladeSimulation:
         self.cards = [CardRule(i, data) for i, data in enumerate(self.table["parts"])]
         self.card_info = {c.id: {"name": c.name, "type": c.type} for c in self.cards}
         self.version = snapshot.version
+        # the bots hold no state of a game (their memos are per card state): one of each for every game
+        self.players = {name: make_bot(name) for name in BOTS}
 
     def play(self, seed: str, seats: list[str], max_turns: int) -> dict[str, Any]:
         """One game: the seed fixes every shuffle and every random choice."""
-        table = Table(self.table, self.cards, Random(seed), [make_bot(name) for name in seats])
+        players = self.players
+        table = Table(self.table, self.cards, Random(seed), [players[name] for name in seats])
         return table.play(max_turns)
 
     def figures(self, totals, stats) -> dict[str, Any]:

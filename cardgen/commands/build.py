@@ -84,6 +84,8 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
         report = buildstamp.recall(root, cache_dir(root / DEFAULT_BUILD_DIR), written, digest)
     project = None
     if report is None:
+        if root is not None:
+            _start_early(root, written, jobs, no_rulebook or since is not None)
         project = project_from(ctx)
         if digest is not None and not force and project.cache_dir != cache_dir(project.root / DEFAULT_BUILD_DIR):
             report = buildstamp.recall(project.root, project.cache_dir, written, digest)
@@ -102,6 +104,27 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
     report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
     if digest is not None:
         buildstamp.remember(project.root, project.cache_dir, written, digest, Path(report["out_dir"]), report)
+
+
+def _start_early(root: Path, written: dict, jobs: int | None, no_rulebook: bool) -> None:
+    """On a first build with these options, start the fork server before anything is loaded.
+
+    Its imports (cairo, weasyprint) then run on another core while this process imports the
+    data model and loads, validates and draws the cards, and the workers are ready for the first
+    face. A build made before with these options (a stamp exists, however stale) may render
+    nothing: there the pipeline starts its pool when it first needs one, as before.
+    """
+    from .. import buildstamp
+    from ..data.folders import DEFAULT_BUILD_DIR, cache_dir
+    from ..render.workers import LAYOUT_PRELOAD, RASTER_PRELOAD, start_fork_server, worker_count
+
+    if worker_count(jobs) < 2 or buildstamp.stamp_path(root, cache_dir(root / DEFAULT_BUILD_DIR), written).is_file():
+        return
+    # the PDF stack first (as pipeline._workers): pikepdf aborts the process, printing a
+    # traceback, when Ctrl-C lands in its import, and one while the workers start often would
+    import pikepdf  # noqa: F401
+
+    start_fork_server(RASTER_PRELOAD if no_rulebook else LAYOUT_PRELOAD)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,

@@ -50,6 +50,9 @@ class Rasteriser:
         self.cache = cache_mod.Cache(project.cache_dir / "faces")
         self.salt = cache_mod.digest_of(cache_mod.toolchain_version(),
                                         fonts.fonts_digest(project.fonts_dir))
+        self._offered: dict[str, tuple[FaceFiles, RasterJob | None]] = {}  # by face key, see `offer`
+        self._held: list[RasterJob] = []  # offered before the workers were ready
+        self._queued: dict[Future, RasterJob] = {}
 
     def key(self, face: Face) -> str:
         return cache_mod.digest_of(self.salt, face.digest)
@@ -64,28 +67,56 @@ class Rasteriser:
         return Rasterised(files, rendered=len(jobs))
 
     def plan(self, rendered: RenderedSet) -> tuple[dict[str, FaceFiles], list[RasterJob]]:
-        """Where every face's PDF/PNG is cached, and the jobs for those not there yet."""
+        """Where every face's PDF/PNG is cached, and the jobs for those not there yet (the
+        faces `offer`ed already keep the job planned then)."""
         faces = list(rendered.faces.values()) + list(rendered.backs.values())
         files: dict[str, FaceFiles] = {}
         jobs = []
         for face in faces:
-            key = self.key(face)
-            pdf = self.cache.path(key, ".pdf")
-            png = self.cache.path(f"{key}-{self.options.dpi}", ".png") if self.options.png else None
-            files[face.key] = FaceFiles(face, pdf, png)
-            need_pdf = not pdf.is_file()
-            need_png = png is not None and not png.is_file()
-            if need_pdf or need_png:
-                jobs.append(RasterJob(svg=face.svg, pdf=pdf if need_pdf else None,
-                                      png=png if need_png else None, dpi=self.options.dpi, key=face.key))
+            offered = self._offered.get(face.key)
+            ff, job = offered if offered is not None and offered[0].face is face else self._plan_face(face)
+            files[face.key] = ff
+            if job is not None:
+                jobs.append(job)
         return files, jobs
 
+    def _plan_face(self, face: Face) -> tuple[FaceFiles, RasterJob | None]:
+        key = self.key(face)
+        pdf = self.cache.path(key, ".pdf")
+        png = self.cache.path(f"{key}-{self.options.dpi}", ".png") if self.options.png else None
+        need_pdf = not pdf.is_file()
+        need_png = png is not None and not png.is_file()
+        job = (RasterJob(svg=face.svg, pdf=pdf if need_pdf else None, png=png if need_png else None,
+                         dpi=self.options.dpi, key=face.key) if need_pdf or need_png else None)
+        return FaceFiles(face, pdf, png), job
+
+    def offer(self, face: Face, workers: Workers) -> None:
+        """Queue one face's render as soon as it is drawn (the card stage's `on_face`), while the
+        next is drawn, once the command's workers are ready (until then, queuing would wait for
+        them to be made: the faces offered meanwhile are queued with the next one offered after,
+        or by `submit`). `plan` and `submit` take the faces offered into account."""
+        if not workers.parallel:
+            return
+        planned = self._offered[face.key] = self._plan_face(face)
+        if planned[1] is not None:
+            self._held.append(planned[1])
+        if workers.ready:
+            for job in self._held:
+                self._queued[cast(Future, workers.submit(_run, job))] = job
+            self._held.clear()
+
     def submit(self, jobs: list[RasterJob], workers: Workers) -> dict[Future, RasterJob] | None:
-        """Queue the jobs in a build's shared workers, beside its other work; `wait` collects
-        them. With one worker nothing is queued: `wait` renders them here."""
+        """Queue the jobs (those not `offer`ed and queued already) in a build's shared workers,
+        beside its other work; `wait` collects them. With one worker nothing is queued: `wait`
+        renders them here."""
         if not jobs or not workers.parallel:
             return None
-        return {cast(Future, workers.submit(_run, job)): job for job in jobs}  # parallel: always a Future
+        queued = {id(job) for job in self._queued.values()}
+        for job in jobs:
+            if id(job) not in queued:
+                self._queued[cast(Future, workers.submit(_run, job))] = job  # parallel: always a Future
+        self._held.clear()
+        return dict(self._queued)
 
     def wait(self, jobs: list[RasterJob], queued: dict[Future, RasterJob] | None) -> None:
         """Render the jobs (or wait for the queued ones), showing a progress bar."""

@@ -47,6 +47,20 @@ if TYPE_CHECKING:
 
 # what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint)
 RASTER_PRELOAD = ("cardgen.render.svgconvert",)
+LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.document")
+
+
+def start_fork_server(preload: tuple[str, ...]) -> None:
+    """Start this command's fork server now, importing `preload` there, rather than with its
+    first pool (where workers are forked: Linux; elsewhere nothing to do).
+
+    The server's imports (cairo, weasyprint: about a second of CPU) then overlap the command's
+    own (the data model, its loading) instead of following them; it returns at once. The first
+    pool decides the preloads only if no server runs yet: a command that starts it early names
+    every module its pools will want.
+    """
+    if start_method() == "forkserver":
+        _start_fork_server(preload)
 
 
 def drawing_workers(project: Project, count: int | None, preload: tuple[str, ...] = RASTER_PRELOAD) -> Workers:
@@ -100,6 +114,12 @@ class Workers:
     @property
     def parallel(self) -> bool:
         return self.count > 1
+
+    @property
+    def ready(self) -> bool:
+        """Started (`start`) and every worker process made: a job submitted now does not wait
+        for the processes to be made (which, forked, waits for the fork server's imports)."""
+        return self._pool is not None and (self._starter is None or not self._starter.is_alive())
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future | Later:
         """Run fn(*args) in a worker (started when first needed) or, with one worker, later here."""
