@@ -67,6 +67,33 @@ def test_workers_come_from_one_fork_server_with_the_preloads_imported():
     assert len(got["pids"]) == 2 and got["me"] not in got["pids"]
 
 
+SLOW_PRELOAD_CHECK = """
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from multiprocessing import forkserver
+from cardgen.render.workers import start_fork_server
+start_fork_server(("slow_preload",))
+server = forkserver._forkserver._forkserver_pid
+time.sleep(0.5)  # the server is importing slow_preload (2 s)
+masks = {k: v for k, v in (line.split(":") for line in open(f"/proc/{server}/status")) if k in ("SigBlk", "SigIgn")}
+os.kill(server, signal.SIGINT)  # Ctrl-C reaches the server too: a terminal signals the whole group
+time.sleep(2.5)
+print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, os.waitpid(server, os.WNOHANG)[0] == 0)
+"""
+
+
+@pytest.mark.skipif(start_method() != "forkserver" or not Path("/proc").is_dir(), reason="Linux's fork server")
+def test_ctrl_c_while_the_fork_server_imports_is_ignored_there(tmp_path):
+    """The fork server imports its preloads (about a second) with SIGINT blocked: Python's resource
+    tracker, started on the way, unblocks SIGINT, so it is started first. A Ctrl-C then printed
+    the server's KeyboardInterrupt traceback (in pydantic's import) and broke the pool's start."""
+    (tmp_path / "slow_preload.py").write_text("import time\ntime.sleep(2)\n")
+    proc = subprocess.run([sys.executable, "-c", SLOW_PRELOAD_CHECK, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert (proc.stdout.split(), proc.stderr) == (["1", "True"], "")
+
+
 def test_workers_take_the_commands_environment(monkeypatch):
     """A worker forked from a server started earlier still sees the environment as it is when its
     pool starts (SOURCE_DATE_EPOCH, the cache folder), as a spawned one would."""

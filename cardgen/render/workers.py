@@ -298,8 +298,11 @@ def _start_fork_server(preload: tuple[str, ...]) -> None:
     this process imports it (a benchmark's checkout, not an installed cardgen). Workers restore
     this process's environment in `init_worker`.
     """
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, resource_tracker
 
+    # the resource tracker first: starting it (inside forkserver.ensure_running) blocks and then
+    # *unblocks* SIGINT, which would start the server with SIGINT open while it imports
+    resource_tracker.ensure_running()
     forkserver.set_forkserver_preload(list(preload))  # heeded only by the pool that starts the server
     before = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else os.getcwd() for p in sys.path)
