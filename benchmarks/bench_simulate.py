@@ -9,9 +9,11 @@ The goals of issue 24 (item 6), each played the way `cardgen simulate` plays (no
 
 Each goal is measured in a fresh process (so that peak memory belongs to that run alone) for a
 tenth of its games and for all of them: games per second, wall and CPU time, the peak memory of the
-main and worker processes (flat memory: the two runs' peaks are close), and the machine's load
-average before and after. The machine may be shared: a load above the number of cores means the
-wall time is a lower bound of the speed, so the verdict is then printed as "not a result".
+main and worker processes (flat memory: the two runs' peaks are close), what the main process
+costs (its CPU; when the games were queued, when the first chunk came back, how long the figures
+took after the last), and the machine's load average before and after. The machine may be shared:
+a load above the number of cores means the wall time is a lower bound of the speed, so the verdict
+is then printed as "not a result".
 --scale plays a fraction of the games (and of the time limit), for a quick look.
 """
 
@@ -38,6 +40,21 @@ GOALS = {
 }
 
 
+class Chunks:
+    """The runner's progress, as times: when the games were queued, when the first and the last
+    chunk came back (what the main process costs before the workers play and after they end)."""
+
+    def start(self, label: str, total: int) -> None:
+        self.queued, self.first, self.last = time.perf_counter(), 0.0, 0.0
+
+    def advance(self, games: int) -> None:
+        self.last = time.perf_counter()
+        self.first = self.first or self.last
+
+    def stop(self) -> None:
+        pass
+
+
 def child(game: str, games: int, jobs: int) -> None:
     """One measured run in a fresh process, so that peak memory belongs to this run alone."""
     from cardgen.simulate.runner import Experiment, Runner
@@ -45,15 +62,19 @@ def child(game: str, games: int, jobs: int) -> None:
     version, players, bots, _, _ = GOALS[game]
     exp = Experiment(project=str(ROOT), game=game, version=version, players=players, bots=bots, games=games)
     started, cpu = time.perf_counter(), own_cpu()
-    with Runner(jobs) as runner:
+    chunks = Chunks()
+    with Runner(jobs, progress=chunks) as runner:
         figures = runner.figures(exp)
         wall = time.perf_counter() - started
         worker_rss = max((peak_mb(pid) for pid in runner.workers.pids()), default=0.0)
+    main_cpu = own_cpu() - cpu  # this process alone: loading, queueing, merging, the figures
     # the workers are the fork server's children: their CPU is in its figures once the pool is closed
-    cpu = own_cpu() - cpu + fork_server_cpu()
+    cpu = main_cpu + fork_server_cpu()
     own = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
-        "games": figures["games"], "wall_s": wall, "cpu_s": cpu,
+        "games": figures["games"], "wall_s": wall, "cpu_s": cpu, "main_cpu_s": main_cpu,
+        "queued_s": chunks.queued - started, "first_chunk_s": chunks.first - started,
+        "after_last_s": started + wall - chunks.last,
         "main_rss_mb": own.ru_maxrss / 1024, "worker_rss_mb": worker_rss,
         "rounds": figures["turns"]["rounds"]["mean"] if figures["turns"]["rounds"] else float("nan"),
     }))
@@ -94,6 +115,9 @@ def goal(game: str, jobs: int, scale: float) -> bool:
               f"{run['games'] / run['wall_s']:7.1f} games/s ({run['games'] / run['cpu_s']:.1f} per CPU second); "
               f"peak memory: main {run['main_rss_mb']:.0f} MB, largest worker {run['worker_rss_mb']:.0f} MB; "
               f"mean length {run['rounds']:.1f} rounds; load average {run['load']:.2f}")
+        print(f"           main process: {run['main_cpu_s']:.2f} s CPU; games queued after {run['queued_s']:.2f} s, "
+              f"first chunk back after {run['first_chunk_s']:.2f} s, figures done {run['after_last_s']:.2f} s "
+              f"after the last")
     met = full["wall_s"] < seconds
     loaded = full["load"] > cores
     verdict = "PASS" if met else "FAIL"

@@ -179,28 +179,58 @@ def _module(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
+# Modules whose classes are scopes of their own under pytest-xdist (pytest-xdist's loadscope for
+# classes): each class is a long test that shares nothing with the rest of its module, so the two
+# workers take them in turn instead of one taking them all.
+CLASS_SCOPED_MODULES = ("tests/test_columns.py",)
+
+
+def _scope(nodeid: str) -> str:
+    """The unit one worker runs whole: a module, the seed builds' readers together, or a class
+    of CLASS_SCOPED_MODULES."""
+    module = _module(nodeid)
+    if module in SEED_BUILD_MODULES:
+        return "seed-builds"
+    if module in CLASS_SCOPED_MODULES and nodeid.count("::") > 1:
+        return nodeid.rsplit("::", 1)[0]
+    return module
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     """Every module reading `seed_builds` is one of SEED_BUILD_MODULES (else it would build them
-    again in the other worker)."""
+    again in the other worker). The longest scopes go first (the seed builds, then the classes of
+    CLASS_SCOPED_MODULES, then the rest by number of tests, as pytest-xdist orders them), so
+    neither worker is left with a long one while the other has finished."""
     readers = {_module(item.nodeid) for item in items if "seed_builds" in getattr(item, "fixturenames", ())}
     unlisted = sorted(readers - set(SEED_BUILD_MODULES))
     if unlisted:
         raise pytest.UsageError(f"add {', '.join(unlisted)} to SEED_BUILD_MODULES in tests/conftest.py")
+    sizes: dict[str, int] = {}
+    for item in items:
+        sizes[_scope(item.nodeid)] = sizes.get(_scope(item.nodeid), 0) + 1
+
+    def weight(item) -> tuple[int, int]:
+        scope = _scope(item.nodeid)
+        return (0 if scope == "seed-builds" else 1 if scope != _module(item.nodeid) else 2, -sizes[scope])
+
+    items.sort(key=weight)  # stable: each scope's tests keep their order
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadscope` (pyproject's addopts) with SEED_BUILD_MODULES as one scope: a module's
-    tests stay in one worker (its module-scoped builds are made once), and so do the modules
-    sharing the session's seed builds. (pytest-xdist's own `loadgroup` cannot group modules
-    under pytest 9: it renames test ids through an attribute pytest no longer reads.)"""
+    """`--dist loadscope` (pyproject's addopts) with `_scope`'s units: a module's tests stay in
+    one worker (its module-scoped builds are made once), and so do the modules sharing the
+    session's seed builds, in the order pytest_collection_modifyitems gives them. (pytest-xdist's
+    own `loadgroup` cannot group modules under pytest 9: it renames test ids through an attribute
+    pytest no longer reads.)"""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    config.option.loadscopereorder = False  # the collection's order, longest scopes first
+
     class SeedScopeScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = _module(nodeid)
-            return "seed-builds" if module in SEED_BUILD_MODULES else module
+            return _scope(nodeid)
 
     return SeedScopeScheduling(config, log)
 

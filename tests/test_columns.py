@@ -61,6 +61,7 @@ def test_the_rulebook_balances_its_columns_from_a_few_layouts(rulebook_31, monke
     fewer = write_rulebook_pdf(project, doc)
     assert (stock.columns, fewer.columns) == ("CARDGEN_COLUMN_MEMO=off", None)
     assert fewer.pages == stock.pages == 8
+    assert _pdf_words(fewer.data) == _pdf_words(stock.data)  # the seed documents' promise, against weasyprint alone
     assert len(columns.stats) == 13 and all(columns.stats)  # every block balanced from its breaks
     assert stock_layouts > 450 and laid_out[0] < 0.15 * stock_layouts
     assert block.block_box_layout is not columns._block_box_layout  # weasyprint's own again afterwards
@@ -71,6 +72,13 @@ def test_the_rulebook_balances_its_columns_from_a_few_layouts(rulebook_31, monke
         m.setattr(columns, "checks", [])
         memo = write_rulebook_pdf(project, doc)
         assert memo.data == stock.data and columns.checks and all(columns.checks)
+
+
+# Every seed game in every language its rulebook is written in (test_the_seed_list_is_complete
+# holds it to the data), written out so that collecting this module resolves no game.
+SEEDS = [("kings-blade", "en"), ("kings-blade", "nl"), ("kings-guild", "it"), ("kings-guild", "en"),
+         ("knightfall", "en"), ("one-true-king", "en"), ("way-of-the-blade", "en")]
+PAPERS = ("a4", "letter")
 
 
 def _seeds() -> list[tuple[str, str]]:
@@ -87,12 +95,40 @@ def _seeds() -> list[tuple[str, str]]:
     return seeds
 
 
+def test_the_seed_list_is_complete():
+    assert sorted(SEEDS) == sorted(_seeds())
+
+
+def _papers(seed: tuple[str, str]) -> dict[str, str]:
+    """The paper each document of a seed is laid out on: the rulebook on one, the notes on the
+    other, taking turns down SEEDS, so that every game's rulebook in every language, and every
+    game's notes, is checked, and each kind of document on both papers (a seed game's two
+    languages, or two games in turn, take the two papers). The King's Blade 3.1's English
+    rulebook goes on Letter: on A4 it is held to weasyprint's own balancing (its text and pages)
+    by test_the_rulebook_balances_its_columns_from_a_few_layouts."""
+    first = PAPERS[(SEEDS.index(seed) + 1) % 2]
+    return {"rulebook": first, "notes": PAPERS[1 - PAPERS.index(first)]}
+
+
+def test_every_seed_document_and_paper_is_checked():
+    """What the seed documents' promise covers: every seed, both its documents, and each kind of
+    document on both papers, within each game with two languages too."""
+    checked = {(game, language, document, paper) for game, language in SEEDS
+               for document, paper in _papers((game, language)).items()}
+    assert {(g, lang) for g, lang, _, _ in checked} == set(SEEDS)
+    for document in ("rulebook", "notes"):
+        assert {p for _, _, d, p in checked if d == document} == set(PAPERS)
+        for game in ("kings-blade", "kings-guild"):  # written in two languages: one paper each
+            assert {p for g, _, d, p in checked if (g, d) == (game, document)} == set(PAPERS)
+
+
 def _seed_documents_keep_the_promise(game_id: str, language: str) -> None:
     """Not always weasyprint's bytes: weasyprint grows a block's columns in steps that may pass
     the shortest height at which they hold it, and cardgen lays the block out at that height.
     The promise, for the rulebook and the designer's notes of every seed game (its default
-    version) in each language and on both papers: the same text in the same order as weasyprint's
-    own balancing gives, on the same pages or fewer, every column block balanced."""
+    version) in each language (each on the paper `_papers` gives it): the same text in the same
+    order as weasyprint's own balancing gives, on the same pages or fewer, every column block
+    balanced."""
     project = load_project(ROOT)
     snapshot = resolve(project, load_game(project, game_id))
     if language != snapshot.language:
@@ -100,35 +136,37 @@ def _seed_documents_keep_the_promise(game_id: str, language: str) -> None:
     cards = draw_cards(project, snapshot)
     rendered = cards.faces()
     checked = 0
+    papers = _papers((game_id, language))
     for document in (rulebook_document(snapshot), notes_document(project, snapshot, list(cards.findings))):
         extra = document.extra() if document.extra else None
-        for paper in ("a4", "letter"):
-            doc = rulebook_html(project, snapshot, rendered, document.template, document.page(paper), extra=extra)
-            where = f"{game_id} {language} {document.name} {paper}"
-            ours = _laid_out(project, doc)
-            with pytest.MonkeyPatch.context() as m:
-                # weasyprint's own balancing, through the memo alone: its pages, in half the
-                # layouts (test_the_rulebook_balances_its_columns_from_a_few_layouts and the
-                # memo's answer checks hold the memo to weasyprint's bytes)
-                m.setattr(columns, "from_breaks", False)
-                theirs = _laid_out(project, doc)
-            assert _words(ours) == _words(theirs), where
-            assert len(ours.pages) <= len(theirs.pages), where
-            for page, heights, tallest in column_blocks(ours):
-                assert max(heights) - min(heights) <= tallest + 0.01, (where, page, heights, tallest)
-                checked += 1
+        paper = papers[document.name]
+        doc = rulebook_html(project, snapshot, rendered, document.template, document.page(paper), extra=extra)
+        where = f"{game_id} {language} {document.name} {paper}"
+        ours = _laid_out(project, doc)
+        with pytest.MonkeyPatch.context() as m:
+            # weasyprint's own balancing, through the memo alone: its pages, in half the
+            # layouts (test_the_rulebook_balances_its_columns_from_a_few_layouts and the
+            # memo's answer checks hold the memo to weasyprint's bytes)
+            m.setattr(columns, "from_breaks", False)
+            theirs = _laid_out(project, doc)
+        assert _words(ours) == _words(theirs), where
+        assert len(ours.pages) <= len(theirs.pages), where
+        for page, heights, tallest in column_blocks(ours):
+            assert max(heights) - min(heights) <= tallest + 0.01, (where, page, heights, tallest)
+            checked += 1
     assert checked
 
 
 class _SeedDocuments:
-    """One class a seed game and language: the test suite's workers take one class each."""
+    """One class a seed game and language: the test suite's workers take one class each
+    (tests/conftest.py, CLASS_SCOPED_MODULES)."""
     seed: tuple[str, str]
 
     def test_weasyprints_text_on_as_few_pages_and_balanced_columns(self):
         _seed_documents_keep_the_promise(*self.seed)
 
 
-for _game, _language in _seeds():
+for _game, _language in SEEDS:
     _name = f"TestSeed_{_game}_{_language}".replace("-", "_")
     globals()[_name] = type(_name, (_SeedDocuments,), {"seed": (_game, _language)})
 
@@ -148,7 +186,11 @@ def _laid_out(project, doc):
 def _words(document) -> list[str]:
     """The PDF's words in the order they are drawn (pdftotext -raw): a column block's columns
     one after the other."""
-    return subprocess.run(["pdftotext", "-raw", "-", "-"], input=document.write_pdf(), capture_output=True,
+    return _pdf_words(document.write_pdf())
+
+
+def _pdf_words(pdf: bytes) -> list[str]:
+    return subprocess.run(["pdftotext", "-raw", "-", "-"], input=pdf, capture_output=True,
                           check=True).stdout.decode().split()
 
 

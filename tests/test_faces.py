@@ -30,7 +30,8 @@ def _build(game: str, out: Path, lang: str | None = None):
     snapshot = resolve(project, load_game(project, game))
     if lang:
         snapshot = localise(snapshot, lang)
-    build(project, snapshot, BuildOptions(papers=("a4",), out_dir=out, png=False, notes=False))
+    # the faces' SVGs are what these tests read: no sheets, PNGs or rulebook to make
+    build(project, snapshot, BuildOptions(papers=("a4",), out_dir=out, png=False, sheets=False, rulebook=False))
     return snapshot, out / "svg"
 
 

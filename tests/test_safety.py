@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import MINI, ROOT, copy_project
 
 from cardgen import atomic
 from cardgen.errors import BuildError, InputError
@@ -122,10 +122,13 @@ def test_same_process_second_open_is_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def built_twice(tmp_path_factory):
-    """Build 3.1 into a folder holding the user's files, then version 1 and a --no-png build."""
+    """Build the fixture project mini (tests/projects/mini: what a build keeps and removes is the
+    core's promise) into a folder holding the user's files: its version 2, again with --no-png,
+    then its version 1."""
     from cardgen.cli import main
 
-    out = tmp_path_factory.mktemp("out") / "kb"
+    project = copy_project(MINI, tmp_path_factory.mktemp("mini") / "mini")
+    out = tmp_path_factory.mktemp("out") / "mini"
     for sub in ("svg", "png"):
         (out / sub).mkdir(parents=True)
         (out / sub / f"my-notes.{sub}").write_text("the user's file")
@@ -133,42 +136,42 @@ def built_twice(tmp_path_factory):
 
     def run(*args):
         try:
-            main(["--project", str(ROOT), "build", *args, "--out", str(out), "--no-rulebook", "--paper", "a4", "-q"])
+            main(["--project", str(project), "build", *args, "--out", str(out), "--no-rulebook", "--paper", "a4", "-q"])
         except SystemExit as exc:
             assert exc.code in (0, None), exc.code
 
-    run("--version", "3.1")
+    run("--version", "2")
     first = {p.name for p in (out / "png").iterdir()}
-    run("--version", "3.1", "--no-png")
+    run("--version", "2", "--no-png")
     after_no_png = {p.name for p in (out / "png").iterdir()}
     run("--version", "1")
-    return out, first, after_no_png
+    return project, out, first, after_no_png
 
 
 def test_build_keeps_the_users_files(built_twice):
-    out, _, _ = built_twice
+    _, out, _, _ = built_twice
     assert (out / "svg" / "my-notes.svg").read_text() == "the user's file"
     assert (out / "png" / "my-notes.png").read_text() == "the user's file"
     assert (out / "README.txt").read_text() == "the user's readme"
 
 
 def test_no_png_keeps_the_pngs(built_twice):
-    _, first, after_no_png = built_twice
-    assert len(first) == 30 + 1  # 26 cards and 4 backs of 3.1, and the user's file
+    _, _, first, after_no_png = built_twice
+    assert len(first) == 6 + 1  # 4 cards and 2 backs of mini's version 2, and the user's file
     assert after_no_png == first
 
 
 def test_later_build_removes_only_its_own_stale_files(built_twice):
-    """Version 1 built over 3.1: 3.1's extra cards go, the user's files and the PNGs stay."""
+    """Version 1 built over version 2: 2's extra card goes, the user's files and the PNGs stay."""
     from cardgen.data.project import load_project
     from cardgen.data.versions import load_game, resolve
 
-    out, _, _ = built_twice
-    project = load_project(ROOT)
+    root, out, _, _ = built_twice
+    project = load_project(root)
     game = load_game(project, None)
     v1 = {c.id for c in resolve(project, game, "1").cards}
-    v31 = {c.id for c in resolve(project, game, "3.1").cards}
-    assert v31 - v1  # 3.1 has cards version 1 lacks
+    v2 = {c.id for c in resolve(project, game, "2").cards}
+    assert v2 - v1  # version 2 has a card version 1 lacks
     svgs = {p.name for p in (out / "svg").iterdir()}
     cards = {n[len("card-"):-len(".svg")] for n in svgs if n.startswith("card-")}
     assert cards == v1

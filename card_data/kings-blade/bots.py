@@ -39,13 +39,11 @@ class Weights:
     end: str = "lead"         # lead | asap | margin
 
 
-# own_gain's figures, per bot weights: (card, mask, filled, needed) -> ({metal: gain}, {hand's metals
-# mask: the best of their gains}) for an incomplete card; (card, metals in order, earliest_out) -> the
-# same for a complete one (the pour overflows it). Bounded by the cards' states (and the 2^metals
-# masks), so memory stays flat however many games a worker plays.
+# own_gain's figures for an incomplete card, per bot weights: (card, mask, filled, needed) ->
+# ({metal: gain}, {hand's metals mask: the best of their gains}). Bounded by the cards' states (and
+# the 2^metals masks), so memory stays flat however many games a worker plays.
 Gains = tuple[dict[int, float], dict[int, float]]
 _GAINS: dict[Weights, dict[tuple, Gains]] = {}
-_OVERFLOW_GAINS: dict[Weights, dict[tuple, Gains]] = {}
 # _after_overflow's answers: (card, metals, metal, maximise, earliest_out) -> (mask, filled, score)
 _OVERFLOWS: dict[tuple, tuple[int, int, int]] = {}
 
@@ -54,7 +52,6 @@ class Strategy:
     def __init__(self, name: str, w: Weights):
         self.name, self.w = name, w
         self._gains_memo = _GAINS.setdefault(w, {})
-        self._overflow_gains_memo = _OVERFLOW_GAINS.setdefault(w, {})
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -67,22 +64,21 @@ class Strategy:
         return gain
 
     def _gains(self, t: Table, part: Part, done: set[str]) -> Gains:
-        """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). They
-        depend only on the card, its metals' mask and count and whether the end condition still asks
-        for the card's type, or, for a complete card, on its metals in order (which one overflows):
-        kept once per worker and weights."""
+        """own_gain's figures for `part` as it is, per metal (kept on the part until it changes). For
+        an incomplete card they depend only on the card, its metals' mask and count and whether the
+        end condition still asks for the card's type: kept once per worker and weights. For a
+        complete card (the pour overflows it) on its metals in order: kept on the part alone (the
+        orders are many: a memo of them grew with the games)."""
         gains = part.gains
         if gains is None:
             card = part.card
             if part.filled >= card.needs:
-                key: tuple = (card, tuple(part.metals), t.earliest_out)
-                memo = self._overflow_gains_memo
+                gains = ({}, {})
             else:
-                key = (card, part.has, part.filled, card.type in t.end_types and card.type not in done)
-                memo = self._gains_memo
-            gains = memo.get(key)
-            if gains is None:
-                gains = memo[key] = ({}, {})
+                key = (card, part.has, part.filled, card.type in t.end_set and card.type not in done)
+                gains = self._gains_memo.get(key)
+                if gains is None:
+                    gains = self._gains_memo[key] = ({}, {})
             part.gains = gains
         return gains
 
@@ -184,7 +180,7 @@ class Strategy:
 
     def action(self, t: Table, player: Player) -> tuple:
         best_value, best = self._best_take(t, player)
-        if t.can_restock() and best_value < 0 and len(player.parts) < self.w.max_parts:
+        if best_value < 0 and len(player.parts) < self.w.max_parts and t.can_restock():
             best_value, best = 0.0, ("restock",)
         pour_value, pour = self._best_pour(t, player)
         if pour is not None and pour_value > best_value:
@@ -233,8 +229,8 @@ class Strategy:
     def wants_end(self, t: Table, player: Player) -> bool:
         if self.w.end == "asap":
             return True
-        mine = player.score()
-        others = max(p.score() for p in t.players if p is not player)
+        mine = player.total  # player.score(), as below: a list, not a generator, for max (asked most turns)
+        others = max([p.total for p in t.players if p is not player])
         if self.w.end == "lead":
             return mine > others
         # margin: a clear lead, or a lead when there is little left to gain
@@ -246,23 +242,26 @@ class Strategy:
         types_held = player.types
         # parts that still want metal: incomplete ones that pay for completion or end the game
         incomplete = player.wanting
-        end_types = t.end_types
+        end_set = t.end_set
         best_value, best = NEVER, None
         w = self.w
         if len(player.parts) < w.max_parts:  # take_value, inlined
             spread = w.spread * incomplete
             need, duplicate = w.need, w.duplicate
+            best_i = -1
             for i, card in enumerate(t.market):
                 ctype = card.type
                 if ctype in types_held:
                     value = card.appeal - duplicate
-                elif ctype in end_types:
+                elif ctype in end_set:
                     value = card.appeal + need
                 else:
                     value = card.appeal
                 value -= spread
                 if value > best_value:
-                    best_value, best = value, ("take", i)
+                    best_value, best_i = value, i
+            if best_i >= 0:
+                best = ("take", best_i)
         # else every take is worth NEVER, which is not more than best_value
         if t.market_pile and player.abilities.get("market_peek"):
             value = self.take_value(t, player, t.market_pile[-1], types_held, incomplete)

@@ -208,7 +208,7 @@ class CardRule:
     """One sword-part card, ready for play: bit masks instead of metal names."""
 
     __slots__ = ("abilities", "ability", "ability_bits", "appeal", "double", "id", "index", "name", "needs", "points",
-                 "ppm", "pts", "type", "utility")
+                 "ppm", "pts", "states", "type", "utility")
 
     def __init__(self, index: int, data: dict[str, Any]):
         self.index = index
@@ -229,9 +229,23 @@ class CardRule:
         for _, m, _ in self.abilities:
             self.ability_bits |= m
         self.utility: tuple | None = None  # the bots' figures per ability (bots.py fills it on first use)
+        self.states: dict[tuple[int, int], tuple[int, dict[str, int]]] = {}  # figures() per state
         # what the card promises, per metal it needs: how the bots judge a market card
         best_effect = max([a for _, a in self.pts] + [2 * a for _, a in self.ppm] + [0])
         self.appeal = (self.points + 0.5 * best_effect + 0.3 * len(self.ability)) / self.needs
+
+    def figures(self, has: int, filled: int) -> tuple[int, dict[str, int]]:
+        """The sword points and the switched-on abilities (kind -> amount) of this card holding the
+        metals of the mask `has`, filled to `filled`: kept per state (a card has a few dozen), as
+        parts ask for them after every pour. The dict is shared: read it, never change it."""
+        found = self.states.get((has, filled))
+        if found is None:
+            abilities: dict[str, int] = {}
+            for kind, m, amount in self.abilities:
+                if has & m:
+                    abilities[kind] = abilities.get(kind, 0) + amount
+            found = self.states[(has, filled)] = (part_score(self, has, filled), abilities)
+        return found
 
 
 # --- shuffling -----------------------------------------------------------------------------------
@@ -288,15 +302,11 @@ class Part:
 
     def derive(self) -> None:
         """The sword points and the switched-on abilities of `has` and `filled` (after every change)."""
-        card, has = self.card, self.has
+        card, filled = self.card, self.filled
         self.gains = self.damages = None
         old_score, old_abilities, was_whole = self.score, self.abilities, self.whole
-        self.score = part_score(card, has, self.filled)
-        self.whole = self.filled >= card.needs
-        abilities: dict[str, int] = {}
-        for kind, m, amount in card.abilities:
-            if has & m:
-                abilities[kind] = abilities.get(kind, 0) + amount
+        self.score, abilities = card.figures(self.has, filled)
+        self.whole = filled >= card.needs
         self.abilities = abilities
         player = self.player
         if player is not None:
@@ -317,7 +327,7 @@ class Part:
             self.derive()
             return
         old = self.score
-        self.score = part_score(card, has, self.filled)
+        self.score = card.figures(has, self.filled)[0]
         self.player.total += self.score - old
 
     def ability(self, kind: str) -> int:
@@ -547,7 +557,8 @@ class Table:
         """One metal from the mine into the hand: within the hand limit, or beyond it when an
         effect draws it and effects overrule the rules (effect_draws: beyond_hand_limit), or when
         the set-up deals it."""
-        if not self.mine or (not dealt and self.room(player) <= 0 and not (effect and self.effects_overrule)):
+        # (the room last: an effect's draw under beyond_hand_limit, most of them, does not ask for it)
+        if not self.mine or (not dealt and not (effect and self.effects_overrule) and self.room(player) <= 0):
             return False
         player.hand.append(self.mine.pop())
         if not self.mine:
@@ -603,9 +614,10 @@ class Table:
 
     def pour(self, player: Player, hand_index: int, part: Part) -> None:
         metal = player.hand.pop(hand_index)
-        self._pour_into(player, metal, part, bounces=0, chain=[])
+        self._pour_into(player, metal, part, bounces=0, chain=None)
 
-    def _pour_into(self, pourer: Player, metal: int, part: Part, bounces: int, chain: list[str]) -> None:
+    def _pour_into(self, pourer: Player, metal: int, part: Part, bounces: int, chain: list[str] | None) -> None:
+        """`chain`: the cards the metal bounced out of so far (None before the first bounce)."""
         was_complete = part.filled >= part.card.needs
         part.metals.append(metal)
         if not was_complete:
@@ -635,6 +647,8 @@ class Table:
                 target = owner.bot.bounce_target(self, owner, out, options)
             if target is not None:
                 self.bounces += 1
+                if chain is None:
+                    chain = []
                 chain.append(part.card.id)
                 if bounces >= LOOP_LIMIT:
                     for card_id in sorted(set(chain)):
@@ -698,28 +712,30 @@ class Table:
 
     def _action(self, player: Player, action: tuple) -> bool:
         kind = action[0]
-        if kind == "take":
+        if kind == "pour":  # the kinds in the order of how often bots choose them
+            self.pour(player, action[1], action[2])
+            extra = player.abilities.get("extra_pour", 0)  # as the pour left them
+            if extra:
+                if self.extra_same_card:
+                    self.pour_only = action[2]
+                try:
+                    for _ in range(extra):
+                        if not player.hand:
+                            break
+                        more = player.bot.extra_pour(self, player)
+                        if more is None or more[1] not in self.pour_targets(player):
+                            break
+                        self.pour(player, more[0], more[1])
+                finally:
+                    self.pour_only = None
+        elif kind == "mine":
+            self.mine_action(player)
+        elif kind == "take":
             self.take_market(player, action[1])
         elif kind == "top":
             self.take_top(player)
         elif kind == "restock":
             self.restock()
-        elif kind == "mine":
-            self.mine_action(player)
-        elif kind == "pour":
-            self.pour(player, action[1], action[2])
-            if self.extra_same_card:
-                self.pour_only = action[2]
-            try:
-                for _ in range(player.ability("extra_pour")):
-                    if not player.hand:
-                        break
-                    more = player.bot.extra_pour(self, player)
-                    if more is None or more[1] not in self.pour_targets(player):
-                        break
-                    self.pour(player, more[0], more[1])
-            finally:
-                self.pour_only = None
         else:  # "pass": nothing is legal
             return False
         return True

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -236,6 +237,11 @@ class Runner:
                 results = iter(self.play_tasks(tasks))
             else:
                 results = self.workers.map(play_chunk, tasks)
+                if self.workers.parallel and len(tasks) > 1:
+                    # the tasks are queued: while the workers play, this process loads what the figures
+                    # need next (not after the last game). In a thread: Ctrl-C interrupts the main
+                    # thread only, never an import half done (CPython then ends by SIGINT, not 130)
+                    threading.Thread(target=stats.load_libraries, daemon=True, name="cardgen-stats-import").start()
             for (_, start, stop), part in zip(tasks, results):
                 totals.merge(part)
                 if self.progress:

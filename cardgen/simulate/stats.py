@@ -93,9 +93,9 @@ class Totals:
                 grow = len(values) - len(sums)
                 sums.extend([0] * grow)
                 counts.extend([0] * grow)
-            for i, v in enumerate(values):
-                sums[i] += v
-                counts[i] += 1
+            k = len(values)  # one slice each, not a loop of indexes: a game adds one value per round
+            sums[:k] = [a + b for a, b in zip(sums, values)]
+            counts[:k] = [c + 1 for c in counts[:k]]
         for name, when in record["events"].items():
             hist = self.events.setdefault(name, Counter())
             if when is not None:
@@ -140,6 +140,14 @@ class Totals:
 
 
 # --- the figures ---------------------------------------------------------------------------------
+
+
+def load_libraries() -> None:
+    """Import the libraries the figures and tests below use (statsmodels, which brings scipy: about
+    1.5 s of CPU), so that a caller whose games play in other processes pays for them meanwhile
+    rather than after the last game (`runner.Runner.totals`)."""
+    import scipy.stats  # noqa: F401
+    import statsmodels.stats.proportion  # noqa: F401
 
 
 def wilson(successes: float, n: int) -> list[float] | None:
