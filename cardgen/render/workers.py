@@ -191,6 +191,8 @@ class Workers:
             if cancel and not self.writes:
                 _stop(pool)
             else:
+                if getattr(pool, "_broken", False):
+                    _end_processes(pool)
                 pool.shutdown(wait=True, cancel_futures=cancel)
         if self._starter is not None:
             self._starter.join()
@@ -214,6 +216,16 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             process.terminate()
     if manager is not None:
         manager.join()
+
+
+def _end_processes(pool: ProcessPoolExecutor) -> None:
+    """SIGTERM to every worker of a pool broken by a worker's death. Python 3.11 ends the
+    workers it knows of when the pool breaks, but a worker started by a `submit` made meanwhile
+    (the pool starts one per job) is not among them and waits for a job forever, and
+    `shutdown(wait=True)` with it (a suite run hung 297 s in test_a_worker_that_dies_is_one_line)."""
+    for process in list((pool._processes or {}).values()):
+        with contextlib.suppress(ValueError, ProcessLookupError, AttributeError):  # ended or closed meanwhile
+            process.terminate()
 
 
 def _in_order(futures: list[Future]) -> Iterator[Any]:
