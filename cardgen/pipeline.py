@@ -20,7 +20,7 @@ from .data.validate import ValidationFailed
 from .files import BuildFiles, of_snapshot
 from .outputs import open_output
 from .render.rasterise import Rasteriser
-from .render.workers import LAYOUT_PRELOAD, RASTER_PRELOAD, Workers, drawing_workers
+from .render.workers import LAYOUT_PRELOAD, RASTER_PRELOAD, Workers, drawing_workers, import_pdf_stack
 from .words import counted
 
 
@@ -35,10 +35,7 @@ def _workers(project: Project, snapshot: Snapshot, options: BuildOptions, out_di
     preload = LAYOUT_PRELOAD if rulebook else RASTER_PRELOAD
     workers = drawing_workers(project, options.workers, preload)
     if not BuildFiles(out_dir).built_before():
-        # the PDF stack first: pikepdf (nanobind) aborts the process, printing a traceback, when
-        # Ctrl-C lands in its import, and a Ctrl-C while the workers start would often land there
-        import pikepdf  # noqa: F401
-
+        import_pdf_stack()
         workers.start()
     return workers
 

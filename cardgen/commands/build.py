@@ -116,14 +116,11 @@ def _start_early(root: Path, written: dict, jobs: int | None, no_rulebook: bool)
     """
     from .. import buildstamp
     from ..data.folders import DEFAULT_BUILD_DIR, cache_dir
-    from ..render.workers import LAYOUT_PRELOAD, RASTER_PRELOAD, start_fork_server, worker_count
+    from ..render.workers import LAYOUT_PRELOAD, RASTER_PRELOAD, import_pdf_stack, start_fork_server, worker_count
 
     if worker_count(jobs) < 2 or buildstamp.stamp_path(root, cache_dir(root / DEFAULT_BUILD_DIR), written).is_file():
         return
-    # the PDF stack first (as pipeline._workers): pikepdf aborts the process, printing a
-    # traceback, when Ctrl-C lands in its import, and one while the workers start often would
-    import pikepdf  # noqa: F401
-
+    import_pdf_stack()
     start_fork_server(RASTER_PRELOAD if no_rulebook else LAYOUT_PRELOAD)
 
 

@@ -50,6 +50,13 @@ RASTER_PRELOAD = ("cardgen.render.svgconvert",)
 LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout")
 
 
+def import_pdf_stack() -> None:
+    """Import pikepdf in this process before its workers start: pikepdf (nanobind) aborts the
+    process, printing a traceback, when Ctrl-C lands in its import, and a Ctrl-C while the
+    workers start would often land there."""
+    import pikepdf  # noqa: F401
+
+
 def start_fork_server(preload: tuple[str, ...]) -> None:
     """Start this command's fork server now, importing `preload` there, rather than with its
     first pool (where workers are forked: Linux; elsewhere nothing to do).
@@ -192,7 +199,10 @@ class Workers:
                 _stop(pool)
             else:
                 if getattr(pool, "_broken", False):
-                    _end_processes(pool)
+                    # broken by a worker's death: Python 3.11 ends the workers it knew of then, but
+                    # one started meanwhile by a `submit` waits for a job forever, and shutdown with
+                    # it (a suite run hung 297 s in test_a_worker_that_dies_is_one_line)
+                    _terminate(list((pool._processes or {}).values()))
                 pool.shutdown(wait=True, cancel_futures=cancel)
         if self._starter is not None:
             self._starter.join()
@@ -211,20 +221,15 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     processes = list((pool._processes or {}).values())
     manager: Any = getattr(pool, "_executor_manager_thread", None)  # a Thread (typeshed says otherwise)
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        with contextlib.suppress(ValueError, ProcessLookupError):  # closed, or ended meanwhile
-            process.terminate()
+    _terminate(processes)
     if manager is not None:
         manager.join()
 
 
-def _end_processes(pool: ProcessPoolExecutor) -> None:
-    """SIGTERM to every worker of a pool broken by a worker's death. Python 3.11 ends the
-    workers it knows of when the pool breaks, but a worker started by a `submit` made meanwhile
-    (the pool starts one per job) is not among them and waits for a job forever, and
-    `shutdown(wait=True)` with it (a suite run hung 297 s in test_a_worker_that_dies_is_one_line)."""
-    for process in list((pool._processes or {}).values()):
-        with contextlib.suppress(ValueError, ProcessLookupError, AttributeError):  # ended or closed meanwhile
+def _terminate(processes: list) -> None:
+    """SIGTERM to each of these worker processes (those closed or ended meanwhile are skipped)."""
+    for process in processes:
+        with contextlib.suppress(ValueError, ProcessLookupError, AttributeError):
             process.terminate()
 
 
