@@ -8,7 +8,8 @@ e.g. `--baseline main` or a hash; exported with `git archive` into a scratch fol
 same runs, taking turns, so both see the same machine load; the goals of issue 12 are printed
 beside the figures. Each figure is the median of --runs runs, each in a fresh copy of the
 project with an empty cache; the machine's load average is printed too, since a figure taken
-under load says little (CPU seconds say more than wall seconds then).
+under load says little (CPU seconds say more than wall seconds then). Each tree's modules are
+byte-compiled first (`byte_compile`), as an installed cardgen's and DeckSmith's are.
 
 - The King's Blade 3.1: cold build (`cardgen build --version 3.1`: both papers' sheets, both
   rulebooks, both designer's notes, PNGs) with the time of each stage (`--timings`), its CPU
@@ -592,6 +593,17 @@ def baseline_tree(ref: str, tmp: Path) -> Tree:
     return Tree(f"before {commit}", folder)
 
 
+def byte_compile(tree: Tree) -> None:
+    """Compile the tree's modules to bytecode before timing it, as installing a wheel does.
+
+    DeckSmith runs from its installed, byte-compiled package; cardgen runs from its sources. With
+    PYTHONDONTWRITEBYTECODE set (as on some CI machines and sandboxes) Python would compile every
+    cardgen module again in each process of each run (the build process and the fork server:
+    0.5-2 CPU s a build, measured 2026-11-26), a cost no installed cardgen pays. Python reads
+    these files even with the variable set, and checks them against the sources' times."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree.root / "cardgen")], check=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
@@ -608,6 +620,8 @@ def main() -> None:
           f"cairosvg {_version('cairosvg')}, DeckSmith: {decksmith or 'not found'}")
     with tempfile.TemporaryDirectory(prefix="cardgen-bench-trees-") as tmp:
         trees = ([baseline_tree(args.baseline, Path(tmp))] if args.baseline else []) + [Tree("after", ROOT)]
+        for tree in trees:
+            byte_compile(tree)
         figures, smith, printed = bench_31(trees, args.runs, decksmith)
         report(trees, figures, smith, printed, args.runs)
         if not args.skip_synthetic:
