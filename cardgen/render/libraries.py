@@ -5,7 +5,8 @@ platforms' (`cairo-2`, `libgobject-2.0-0`), through `ctypes.util.find_library`. 
 runs `ldconfig -p` for every name, and for a name the loader's cache lacks, gcc and then ld as
 well: 25 lookups and about 0.25 s of CPU in child processes each time a process imports both
 (the fork server, on every cold build). Importing this module answers those lookups from one
-reading of `ldconfig -p` in this process instead.
+reading of `ldconfig -p` in this process instead: `svgconvert` imports it before cairocffi, and
+every pool's fork server imports `svgconvert` first (`workers.RASTER_PRELOAD`), before weasyprint.
 
 The libraries load the same: on Linux `find_library` only ever returns a file name (the
 library's soname), which is then opened by the loader's own search; a name the cache lacks now
