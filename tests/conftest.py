@@ -166,7 +166,7 @@ class SeedBuilds:
 # list true.
 SEED_BUILD_MODULES = ("tests/test_designer_notes.py", "tests/test_game_rulebooks.py", "tests/test_games.py",
                       "tests/test_kings_guild.py", "tests/test_printing.py", "tests/test_rulebook.py",
-                      "tests/test_rulebook_pages.py")
+                      "tests/test_rulebook_pages.py", "tests/test_setup_figure.py")
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ import json
 import os
 from pathlib import Path
 
-import distributed
 import pytest
 from conftest import ROOT
 
@@ -252,6 +251,8 @@ def test_the_proposal_extends_the_version_validates_and_is_written_only_when_ask
 
 def test_a_dask_cluster_gives_the_local_figures(cli, small):
     """balance and simulate on a LocalCluster of two worker processes: the local run's bytes."""
+    import distributed  # here, not with the module: collecting it in every worker cost half a second
+
     project_copy, _, local = small
     simulate = ("simulate", "--version", "3.1", "--games", "90", "--no-claims", "--format", "json")
     local_sim = cli(*simulate, "--jobs", "1", cwd=project_copy)

@@ -11,13 +11,12 @@ import pytest
 from conftest import ROOT
 from pypdf import PdfReader
 
-from cardgen.buildtypes import PAPER_SIZES, BuildOptions
+from cardgen.buildtypes import PAPER_SIZES
 from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.setup import deal
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
-from cardgen.pipeline import build
 from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.cardpdf import faces_dir
 from cardgen.rulebook.helpers import FaceStore
@@ -134,13 +133,12 @@ def test_the_figure_speaks_the_build_language():
     assert "Market" not in labels
 
 
-def test_the_pdf_shows_the_set_up(tmp_path):
-    """Through the pipeline: the set-up page of The King's Blade prints the players' frames and the
-    caption, and the figure's cards are real card pictures in the PDF (not placeholders)."""
-    project, snapshot = _snapshot(ROOT, "kings-blade")
-    result = build(project, snapshot, BuildOptions(papers=("a4",), sheets=False, png=False, notes=False,
-                                                   out_dir=tmp_path))
-    [output] = [o for o in result.outputs if o.path.name == "rulebook-a4.pdf"]
+def test_the_pdf_shows_the_set_up(seed_builds):
+    """Through the pipeline (the session's build of the seed's documents): the set-up page of The
+    King's Blade prints the players' frames and the caption, and the figure's cards are real card
+    pictures in the PDF (not placeholders)."""
+    seed = seed_builds.get("kings-blade")
+    snapshot, output = seed.snapshot, seed.outputs["rulebook-a4.pdf"]
     pages = [" ".join(p.extract_text().split()) for p in PdfReader(output.path).pages]
     [page] = [n for n, text in enumerate(pages) if "The set-up for 4 players." in text]
     assert all(f"Player {n}" in pages[page] for n in (1, 2, 3, 4))

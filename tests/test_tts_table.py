@@ -25,6 +25,7 @@ from cardgen.export.tts import export_stem, plan_objects
 from cardgen.export.ttspieces import plan_pieces
 from cardgen.export.ttstable import export_table, saves_dir, table_file, write_table_images
 from cardgen.i18n.localise import localise
+from cardgen.render.workers import drawing_workers
 
 # every seed game in every language it has: (game, version, language)
 EDITIONS = [("kings-blade", "3.1", "en"), ("kings-blade", "3.1", "nl"), ("kings-guild", "1", "it"),
@@ -37,19 +38,22 @@ def tables(tmp_path_factory):
     """Every edition's table at every player count it allows (images rendered once per edition)."""
     project = load_project(ROOT)
     made = {}
-    for game, version, lang in EDITIONS:
-        snapshot = localise(resolve(project, load_game(project, game), version), lang)
-        out = tmp_path_factory.mktemp(f"{game}-{lang}")
-        players = snapshot.game.file.players
-        rendered = draw_cards(project, snapshot, checks=False).faces()
-        # the images are the same at every player count: written once, as `export tts --table` does
-        # (export_table writing its own images is tested below, determinism and a new project)
-        images = write_table_images(project, snapshot, rendered, out)
-        for n in range(players.min, players.max + 1):
-            export = export_table(project, snapshot, rendered, n, out, lambda name, out=out: file_url(out / name),
-                                  written=images)
-            save = json.loads((out / export.file).read_text(encoding="utf-8"))
-            made[(game, lang, n)] = (snapshot, out, export, save)
+    # one pool for every edition's images (a command's pool, as `export tts` passes its own): the
+    # worker processes are started once, not once an edition
+    with drawing_workers(project, None) as pool:
+        for game, version, lang in EDITIONS:
+            snapshot = localise(resolve(project, load_game(project, game), version), lang)
+            out = tmp_path_factory.mktemp(f"{game}-{lang}")
+            players = snapshot.game.file.players
+            rendered = draw_cards(project, snapshot, checks=False).faces()
+            # the images are the same at every player count: written once, as `export tts --table` does
+            # (export_table writing its own images is tested below, determinism and a new project)
+            images = write_table_images(project, snapshot, rendered, out, workers=pool)
+            for n in range(players.min, players.max + 1):
+                export = export_table(project, snapshot, rendered, n, out,
+                                      lambda name, out=out: file_url(out / name), written=images)
+                save = json.loads((out / export.file).read_text(encoding="utf-8"))
+                made[(game, lang, n)] = (snapshot, out, export, save)
     return made
 
 
