@@ -162,8 +162,9 @@ def report(trace: Path, ended: float) -> None:
         lane = f"w{pids.index(pid)}"
         if faces:
             busy = sum(j["end"] - j["start"] for j in faces)
+            cpu = sum(j["cpu"] - j["cpu_start"] for j in faces)
             print(f"  {lane:<8} {faces[0]['start'] - T0:6.2f} - {faces[-1]['end'] - T0:6.2f}  {len(faces)} faces "
-                  f"(busy {busy:.2f} s; first queued at {min(j['queued'] for j in faces) - T0:.2f})")
+                  f"(busy {busy:.2f} s, {cpu:.2f} s of CPU; first queued at {min(j['queued'] for j in faces) - T0:.2f})")
         for j in others:
             print(f"  {lane:<8} {j['start'] - T0:6.2f} - {j['end'] - T0:6.2f}  {j['what']} (queued at "
                   f"{j['queued'] - T0:.2f})")
@@ -176,6 +177,7 @@ def report(trace: Path, ended: float) -> None:
         if idle:
             print(f"  {lane:<8} idle between jobs: {', '.join(idle)}")
     print(f"  end      {ended - T0:6.2f}")
+    face_cpu = sum(j["cpu"] - j["cpu_start"] for j in jobs if j["what"].startswith("_run"))
     own = resource.getrusage(resource.RUSAGE_SELF)
     print("\nCPU seconds:")
     print(f"  build process  {own.ru_utime + own.ru_stime:6.2f}")
@@ -184,6 +186,8 @@ def report(trace: Path, ended: float) -> None:
         cpu = max(j["cpu"] for j in jobs if j["pid"] == pid)
         worker_total += cpu
         print(f"  worker w{pids.index(pid)}      {cpu:6.2f}   (up to its last job's end)")
+    if face_cpu:
+        print(f"  faces, all     {face_cpu:6.2f}   (the workers' face jobs)")
     server = _fork_server_cpu()
     if server is not None:
         own_s, reaped = server

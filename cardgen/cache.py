@@ -53,8 +53,8 @@ def toolchain_version() -> str:
     from importlib.metadata import version
 
     # "png=...": what cardgen records in a PNG (DPI, sRGB profile) and how it encodes it (every
-    # row filtered "Up", zlib level 4: cardgen.pngmeta); a change re-renders them
-    parts = [f"cardgen={__version__}", "png=phys+srgb+up4"]
+    # row filtered "Up", zlib level 3: cardgen.pngmeta); a change re-renders them
+    parts = [f"cardgen={__version__}", "png=phys+srgb+up3"]
     for dist in ("cairosvg", "cairocffi", "pikepdf", "reportlab", "weasyprint", "Pillow"):
         try:
             parts.append(f"{dist}={version(dist)}")

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from fontTools.pens.boundsPen import BoundsPen
 from fontTools.ttLib import TTFont, TTLibError
 
 from .. import atomic, contain
@@ -315,6 +314,10 @@ def _em(bounds: tuple[float, float, float, float] | None, upem: int) -> list[flo
 
 def _glyph_bounds(glyphs, name: str) -> tuple[float, float, float, float] | None:
     """(xMin, yMin, xMax, yMax) of the outline in font units, None for a blank glyph."""
+    # imported here: only a font not measured before needs it, and the fork server, whose
+    # workers never measure, would import it (about 30 ms) for every build
+    from fontTools.pens.boundsPen import BoundsPen
+
     pen = BoundsPen(glyphs)
     glyphs[name].draw(pen)
     return pen.bounds

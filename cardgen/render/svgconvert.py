@@ -33,6 +33,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
+from . import libraries  # noqa: F401  # before cairocffi, which looks its C library up when imported
+
+# isort: split
 import cairocffi
 import cairosvg
 import cairosvg.parser

@@ -45,7 +45,8 @@ from ..errors import CardgenError
 if TYPE_CHECKING:
     from ..data.project import Project
 
-# what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint)
+# what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint;
+# svgconvert, first, makes this process find cairo's and weasyprint's C libraries: `libraries`)
 RASTER_PRELOAD = ("cardgen.render.svgconvert",)
 LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout")
 
