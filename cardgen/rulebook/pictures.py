@@ -9,10 +9,11 @@ times (an icon) is parsed once per document (weasyprint keeps its images by URL)
 the same: the image is the same SVG, its box the same replaced box (`img` and `svg` share the
 user-agent style `overflow: hidden`), with the outer `<svg>`'s class, style and id.
 
-So a stylesheet should name a picture by its class (`.icon`), not by the element (`svg.icon`):
-weasyprint sees an `img`. Only what reads the same as an image is swapped; a picture stays
+So a stylesheet names a picture by its class, `:is(svg, img).icon` (the specificity of
+`svg.icon`), never by the element alone: weasyprint sees an `img`. Only what reads the same as an image is swapped; a picture stays
 inline when it is not well-formed XML (an HTML entity such as `&nbsp;`, a prefix not declared)
-or names a relative URL (it would resolve against the data URL, not the template folder).
+or names a relative URL (it would resolve against the data URL, not the template folder), or
+sets its own `width` or `height` (weasyprint reads those of an inline `<svg>` as CSS, not an image's).
 The document's HTML (hashed, read by the tests and the preview) keeps its inline SVG: this runs
 in `layout.lay_out`, on what weasyprint is given.
 """
@@ -65,8 +66,8 @@ def _image(svg: str) -> str | None:
         root = ElementTree.fromstring(svg)
     except ElementTree.ParseError:
         return None
-    if root.tag != f"{{{SVG_NS}}}svg":
-        return None
+    if root.tag != f"{{{SVG_NS}}}svg" or "width" in root.attrib or "height" in root.attrib:
+        return None  # an inline <svg>'s width and height are CSS declarations below every rule; an <img>'s are not
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     kept = "".join(f' {name}="{_attribute(root.get(name, ""))}"' for name in _KEPT if name in root.attrib)
     return f'<img{kept} src="data:image/svg+xml;base64,{data}">'
