@@ -53,7 +53,11 @@ def find_library(name: str) -> str | None:
     if listing is None:
         return _ORIGINAL(name)
     found = re.search(os.fsencode(rf"\s+(lib{re.escape(name)}\.[^\s]+)\s+\({_abi_type()}"), listing)
-    return os.fsdecode(found.group(1)) if found else None
+    if found:
+        return os.fsdecode(found.group(1))
+    # a library installed outside the loader's cache (conda, a build of one's own) is found by
+    # ctypes' later steps through LD_LIBRARY_PATH: keep them where that path is set
+    return _ORIGINAL(name) if os.environ.get("LD_LIBRARY_PATH") else None
 
 
 if sys.platform.startswith("linux"):

@@ -24,6 +24,7 @@ from ..builtin import BUILTIN_DIR, FONTS_DIR, ICONS_DIR, TEMPLATES_DIR
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
 from .columns import fewer_layouts
+from .pictures import as_images
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def lay_out(project: Places, doc: RulebookDocument) -> Pdf:
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
             started = time.perf_counter()
-            html = weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher)
+            html = weasyprint.HTML(string=as_images(doc.html), base_url=doc.base_url, url_fetcher=fetcher)
             with fewer_layouts() as columns_off:
                 rendered = html.render(font_config=FontConfiguration())
             laid_out = time.perf_counter()
