@@ -45,9 +45,11 @@ def png_bytes(image: Image.Image, dpi: int = 300) -> bytes:
         image.save(buffer, format="PNG", optimize=False, dpi=(dpi, dpi), icc_profile=srgb_profile())
         return buffer.getvalue()
     width, height = image.size
-    above = Image.new("RGB", image.size)  # the row above each row; zeros above the first
-    above.paste(image.crop((0, 0, width, height - 1)), (0, 1))
-    raw = memoryview(ImageChops.subtract_modulo(image, above).tobytes())
+    # each row less the row above: the image less itself moved down a row, whose first row wraps
+    # round from the last, so the first row (zeros above it) is put back as it is
+    up = ImageChops.subtract_modulo(image, ImageChops.offset(image, 0, 1))
+    up.paste(image.crop((0, 0, width, 1)), (0, 0))
+    raw = memoryview(up.tobytes())
     stride = width * 3
     rows: list[bytes | memoryview] = []
     for start in range(0, stride * height, stride):

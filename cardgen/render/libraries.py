@@ -10,8 +10,9 @@ every pool's fork server imports `svgconvert` first (`workers.RASTER_PRELOAD`), 
 
 The libraries load the same: on Linux `find_library` only ever returns a file name (the
 library's soname), which is then opened by the loader's own search; a name the cache lacks now
-returns None at once instead of after a compiler run, and both libraries then open their
-sonames directly (cairocffi's `libcairo.so.2`, weasyprint's `libpango-1.0.so.0`...). Where
+returns None at once instead of after a compiler run (unless LD_LIBRARY_PATH is set: then
+ctypes' own lookup runs, which searches it), and both libraries then open their sonames
+directly (cairocffi's `libcairo.so.2`, weasyprint's `libpango-1.0.so.0`...). Where
 `ldconfig -p` cannot be read (no such program, another libc), and on other systems,
 `find_library` is left as it is.
 """

@@ -156,10 +156,13 @@ class _OpaqueSurface(cairosvg.surface.PNGSurface):
 
     @staticmethod
     def image_of(surface: cairocffi.ImageSurface) -> Image.Image:
-        """RGB24 pixels are 32-bit native-endian words 0xXXRRGGBB: BGRX bytes on little-endian."""
+        """RGB24 pixels are 32-bit native-endian words 0xXXRRGGBB: BGRX bytes on little-endian.
+
+        Decoding them to RGB copies them, so the image is read straight from cairo's memory and
+        keeps nothing of it (the surface may be finished after)."""
         raw = "BGRX" if sys.byteorder == "little" else "XRGB"
         size = (surface.get_width(), surface.get_height())
-        return Image.frombuffer("RGB", size, bytes(surface.get_data()), "raw", raw, surface.get_stride(), 1)
+        return Image.frombuffer("RGB", size, surface.get_data(), "raw", raw, surface.get_stride(), 1)
 
 
 @contextlib.contextmanager

@@ -40,6 +40,9 @@ def template_environment(project: Project, game_id: str | None = None, *, fallba
         keep_trailing_newline=keep_trailing_newline,
         bytecode_cache=_bytecode_cache(project),
         extensions=["jinja2.ext.i18n"],  # {% trans %} in templates; data/translator.py installs a language
+        # no constant folding when compiling: it took a fifth of a cold build's template compilation
+        # (3.1's eleven templates: 0.55 -> 0.45 s of CPU) to save next to nothing when rendering
+        optimized=False,
     )
     env.policies["ext.i18n.trimmed"] = True
     return env

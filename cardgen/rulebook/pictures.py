@@ -9,10 +9,13 @@ times (an icon) is parsed once per document (weasyprint keeps its images by URL)
 the same: the image is the same SVG, its box the same replaced box (`img` and `svg` share the
 user-agent style `overflow: hidden`), with the outer `<svg>`'s class, style and id.
 
-So a stylesheet should name a picture by its class (`.icon`), not by the element (`svg.icon`):
-weasyprint sees an `img`. Only what reads the same as an image is swapped; a picture stays
-inline when it is not well-formed XML (an HTML entity such as `&nbsp;`, a prefix not declared)
-or names a relative URL (it would resolve against the data URL, not the template folder).
+So a stylesheet names a picture by its class, `:is(svg, img).icon` (the specificity of
+`svg.icon`), never by the element alone: weasyprint sees an `img`. A document whose stylesheets
+still select `svg` by the element's name (a project's own CSS written before this) keeps every
+picture inline (`selects_svg`), so it looks as its CSS says, only slower to lay out.
+Only what reads the same as an image is swapped; a picture stays inline when it is not well-formed XML (an HTML entity such as `&nbsp;`, a prefix not declared)
+or names a relative URL (it would resolve against the data URL, not the template folder), or
+sets its own `width` or `height` (weasyprint reads those of an inline `<svg>` as CSS, not an image's).
 The document's HTML (hashed, read by the tests and the preview) keeps its inline SVG: this runs
 in `layout.lay_out`, on what weasyprint is given.
 """
@@ -22,6 +25,8 @@ from __future__ import annotations
 import base64
 import re
 import xml.etree.ElementTree as ElementTree
+
+import tinycss2
 
 SVG_NS = "http://www.w3.org/2000/svg"
 # a start or end tag of an <svg> element; group 1: "/" for an end tag, group 2: "/" when self-closing
@@ -52,6 +57,36 @@ def as_images(html: str) -> str:
     return "".join(out)
 
 
+def selects_svg(css: str) -> bool:
+    """Whether a stylesheet selects the `svg` element by name anywhere but in `:is(svg, img)`
+    (`svg.icon`, `.legend svg`): such a rule would miss a picture handed over as an `<img>`."""
+    return any(_names_svg(rule) for rule in tinycss2.parse_stylesheet(css, skip_comments=True,
+                                                                       skip_whitespace=True))
+
+
+def _names_svg(rule) -> bool:
+    if rule.type == "qualified-rule":
+        return _tokens_name_svg(rule.prelude)
+    if rule.type == "at-rule" and rule.content is not None and rule.lower_at_keyword in ("media", "supports",
+                                                                                       "layer", "container"):
+        return any(_names_svg(r) for r in tinycss2.parse_rule_list(rule.content, skip_comments=True,
+                                                                    skip_whitespace=True))
+    return False
+
+
+def _tokens_name_svg(tokens) -> bool:
+    for token in tokens:
+        if token.type == "ident" and token.lower_value == "svg":
+            return True
+        if token.type == "function":
+            names = {t.lower_value for t in token.arguments if t.type == "ident"}
+            if token.lower_name in ("is", "where") and {"svg", "img"} <= names:
+                continue  # names both elements: reaches the picture either way
+            if _tokens_name_svg(token.arguments):
+                return True
+    return False
+
+
 def _image(svg: str) -> str | None:
     """The `<img>` standing for one inline `<svg>`, or None to leave it inline."""
     if any(not url.startswith(_OWN_URL) for url in _URL_REF.findall(svg)):
@@ -65,8 +100,8 @@ def _image(svg: str) -> str | None:
         root = ElementTree.fromstring(svg)
     except ElementTree.ParseError:
         return None
-    if root.tag != f"{{{SVG_NS}}}svg":
-        return None
+    if root.tag != f"{{{SVG_NS}}}svg" or "width" in root.attrib or "height" in root.attrib:
+        return None  # an inline <svg>'s width and height are CSS declarations below every rule; an <img>'s are not
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     kept = "".join(f' {name}="{_attribute(root.get(name, ""))}"' for name in _KEPT if name in root.attrib)
     return f'<img{kept} src="data:image/svg+xml;base64,{data}">'
