@@ -1,6 +1,7 @@
 """A rebuild with nothing changed does nothing (cardgen.buildstamp); any change to any input
 builds again, an output deleted since the last build is made again and one edited since is kept
-(made again only with --force)."""
+(made again only with --force). A promise of the core: built on the fixture project
+tests/projects/mini (version 2: 11 cards, 6 faces and backs, one A4 sheet), not a seed game."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from conftest import ROOT
 
 from cardgen import buildstamp
 
-ARGS = ("build", "--version", "3.1", "--no-rulebook", "--no-png", "--paper", "a4")
+ARGS = ("build", "--version", "2", "--no-rulebook", "--no-png", "--paper", "a4")
+OUT = Path("build") / "mini" / "2"
 UP_TO_DATE = "up to date"
 
 
@@ -26,15 +28,15 @@ def build(cli, project: Path, *extra: str):
 
 
 def outputs(project: Path) -> dict[Path, int]:
-    folder = project / "build" / "kings-blade" / "3.1"
+    folder = project / OUT
     return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
 
 
 @pytest.fixture
-def built(cli, project_copy):
-    first = build(cli, project_copy)
+def built(cli, mini):
+    first = build(cli, mini)
     assert UP_TO_DATE not in first.out
-    return project_copy
+    return mini
 
 
 def test_nothing_changed_writes_nothing_and_reports_as_a_rebuild(cli, built):
@@ -42,10 +44,10 @@ def test_nothing_changed_writes_nothing_and_reports_as_a_rebuild(cli, built):
     again = build(cli, built)
     assert UP_TO_DATE in again.out
     assert outputs(built) == before  # not a file rewritten, none added
-    assert "90 cards to print, 30 different faces and backs (0 rendered, 30 from cache)" in again.out
-    assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 20 pages = 10 sheets of paper " \
+    assert "11 cards to print, 6 different faces and backs (0 rendered, 6 from cache)" in again.out
+    assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 4 pages = 2 sheets of paper " \
            "(unchanged)" in again.out
-    assert "text fit (en): 3 of 30 faces print text below its normal size" in again.out
+    assert "text fit (en): 1 of 6 faces prints text below its normal size" in again.out
     assert "png/" not in again.out and "svg/  card faces and backs as SVG" in again.out
     quiet = cli(*ARGS, "--quiet", cwd=built)
     assert quiet.code == 0 and quiet.out == ""
@@ -65,17 +67,17 @@ def test_a_no_op_rebuild_loads_no_renderer(built):
     assert proc.stdout.splitlines()[-1] == "[]", proc.stdout
 
 
-def test_a_project_with_its_own_build_folder_is_up_to_date_too(cli, project_copy, monkeypatch):
+def test_a_project_with_its_own_build_folder_is_up_to_date_too(cli, mini, monkeypatch):
     """cardgen.yml naming another build_dir: the stamp is kept in that folder's cache and found
     there once cardgen.yml is read."""
     monkeypatch.delenv("CARDGEN_CACHE_DIR")
-    config = project_copy / "cardgen.yml"
+    config = mini / "cardgen.yml"
     config.write_text(config.read_text() + "\nbuild_dir: out\n")
-    assert UP_TO_DATE not in build(cli, project_copy).out
-    again = build(cli, project_copy)
+    assert UP_TO_DATE not in build(cli, mini).out
+    again = build(cli, mini)
     assert UP_TO_DATE in again.out
-    assert list((project_copy / "out" / ".cache" / "stamps").glob("*.json"))
-    assert not (project_copy / "build").exists()
+    assert list((mini / "out" / ".cache" / "stamps").glob("*.json"))
+    assert not (mini / "build").exists()
 
 
 def test_a_source_that_cannot_be_read_builds_and_keeps_no_stamp(cli, built, monkeypatch):
@@ -94,20 +96,22 @@ def test_a_source_that_cannot_be_read_builds_and_keeps_no_stamp(cli, built, monk
 def test_any_changed_input_builds_again(cli, built):
     """One edit of each kind of input, one after the other: each builds again, then the next
     rebuild is up to date again."""
-    blade = built / "card_data" / "kings-blade"
+    game = built / "card_data" / "mini"
 
     def append(path: Path, text: str = "\n") -> None:
         path.write_text(path.read_text() + text)
 
     edits = {
-        "card data": lambda: append(blade / "game.yml", "\n# a comment is a change too\n"),
-        "version file": lambda: append(built / "versions" / "kings-blade" / "3.1.yml"),
-        "template": lambda: append(built / "templates" / "kings-blade" / "part.svg.j2"),
+        "card data": lambda: append(game / "game.yml", "\n# a comment is a change too\n"),
+        "version file": lambda: append(built / "versions" / "mini" / "2.yml"),
+        "template": lambda: append(built / "templates" / "mini" / "coin.svg.j2"),
         "icon": lambda: (lambda icon: icon.write_text(icon.read_text().replace("<svg", "<svg data-x='1'", 1)))(
             sorted((built / "icons").rglob("*.svg"))[0]),
-        "font folder": lambda: shutil.copyfile(built / "fonts" / "OFL-Cinzel.txt", built / "fonts" / "OFL-copy.txt"),
+        # mini draws with the built-in fonts: a fonts/ folder of its own, first with a licence in it
+        "font folder": lambda: ((built / "fonts").mkdir(), (built / "fonts" / "OFL.txt").write_text("a licence")),
+        "file in the font folder": lambda: shutil.copyfile(built / "fonts" / "OFL.txt", built / "fonts" / "OFL-copy.txt"),
         "project file": lambda: append(built / "cardgen.yml"),
-        "new file in card_data": lambda: (blade / "notes.txt").write_text("a new file"),
+        "new file in card_data": lambda: (game / "notes.txt").write_text("a new file"),
     }
     for name, edit in edits.items():
         edit()
@@ -125,7 +129,7 @@ def test_other_options_and_dates_are_other_builds(cli, built, monkeypatch, tmp_p
 
 
 def test_a_deleted_output_is_made_again(cli, built):
-    sheet = built / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf"
+    sheet = built / OUT / "sheets-a4-duplex.pdf"
     good = sheet.read_bytes()
     sheet.unlink()
     assert UP_TO_DATE not in build(cli, built).out
@@ -135,10 +139,10 @@ def test_a_deleted_output_is_made_again(cli, built):
 def test_an_edited_output_is_kept_and_said_until_force(cli, built):
     """A sheet changed since cardgen wrote it (edited, or cut short: cardgen cannot tell which) is
     the user's now: kept and said, on the no-op rebuild too; --force makes it again."""
-    sheet = built / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf"
+    sheet = built / OUT / "sheets-a4-duplex.pdf"
     good = sheet.read_bytes()
     sheet.write_bytes(good[:-10])
-    kept = "warning: kept build/kings-blade/3.1/sheets-a4-duplex.pdf: edited since cardgen wrote it; " \
+    kept = "warning: kept build/mini/2/sheets-a4-duplex.pdf: edited since cardgen wrote it; " \
            "--force replaces it"
     for _ in range(2):
         result = build(cli, built)
@@ -147,7 +151,7 @@ def test_an_edited_output_is_kept_and_said_until_force(cli, built):
     assert UP_TO_DATE in result.out  # the second time: nothing changed since the first
     forced = build(cli, built, "--force")
     assert UP_TO_DATE not in forced.out  # --force always looks at the files again
-    assert "warning: replaced build/kings-blade/3.1/sheets-a4-duplex.pdf: edited since cardgen wrote it " \
+    assert "warning: replaced build/mini/2/sheets-a4-duplex.pdf: edited since cardgen wrote it " \
            "(--force)" in forced.err.splitlines(), forced.err
     assert sheet.read_bytes() == good
     assert "kept" not in build(cli, built).err
