@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import cardgen
-from cardgen.render.workers import WorkerLost, Workers, start_method
+from cardgen.render.workers import WORKER_GC_THRESHOLD, WorkerLost, Workers, start_method
 
 PACKAGE = Path(cardgen.__file__).parent
 ROOT = PACKAGE.parent
@@ -105,6 +105,14 @@ def test_workers_take_the_commands_environment(monkeypatch):
         seen = list(pool.map(eval, [("__import__('os').environ.get('CARDGEN_TEST_WORKER_ENV')",)] * 3))
         unset = list(pool.map(eval, [("'SOURCE_DATE_EPOCH' in __import__('os').environ",)] * 2))
     assert seen == ["from the command"] * 3 and unset == [False, False]
+
+
+def test_workers_collect_cycles_rarely_and_never_walk_what_their_imports_made():
+    """A worker's imports are frozen out of the cyclic collector, and a pass comes every
+    WORKER_GC_THRESHOLD new objects, not Python's default 700 (render/workers.py)."""
+    with Workers(2) as pool:
+        states = list(pool.map(eval, [("(__import__('gc').get_threshold()[0], __import__('gc').get_freeze_count())",)] * 2))
+    assert all(threshold == WORKER_GC_THRESHOLD and frozen > 10_000 for threshold, frozen in states), states
 
 
 def test_map_yields_in_order_here_and_in_workers():
