@@ -10,7 +10,7 @@ import pypdfium2
 import pytest
 from conftest import ROOT
 
-from cardgen.rulebook import layout
+from cardgen.rulebook import pictures
 from cardgen.rulebook.layout import Places, RulebookDocument, lay_out
 from cardgen.rulebook.pictures import as_images, selects_svg
 
@@ -66,5 +66,5 @@ def test_a_project_stylesheet_naming_svg_still_sizes_its_pictures(tmp_path, monk
     by_name = _pixels(tmp_path, "@page { size: 60mm 60mm; margin: 5mm } svg.icon { width: 40mm; height: 40mm }")
     assert by_class != plain  # the rule sizes the picture...
     assert by_name == by_class  # ...whether it names the element or not
-    monkeypatch.setattr(layout, "selects_svg", lambda css: False)  # had the pictures been swapped anyway
+    monkeypatch.setattr(pictures, "selects_svg", lambda css: False)  # had the pictures been swapped anyway
     assert _pixels(tmp_path, "@page { size: 60mm 60mm; margin: 5mm } svg.icon { width: 40mm; height: 40mm }") != by_class

@@ -13,12 +13,10 @@ import contextlib
 import io
 import logging
 import os
-import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urljoin
 
 import pikepdf
 
@@ -26,7 +24,7 @@ from ..builtin import BUILTIN_DIR, FONTS_DIR, ICONS_DIR, TEMPLATES_DIR
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
 from .columns import fewer_layouts
-from .pictures import as_images, selects_svg
+from .pictures import for_weasyprint
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def lay_out(project: Places, doc: RulebookDocument) -> Pdf:
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
             started = time.perf_counter()
-            given = doc.html if any(selects_svg(css) for css in _stylesheets(doc, fetcher)) else as_images(doc.html)
+            given = for_weasyprint(doc.html, doc.base_url, fetcher)
             html = weasyprint.HTML(string=given, base_url=doc.base_url, url_fetcher=fetcher)
             with fewer_layouts() as columns_off:
                 rendered = html.render(font_config=FontConfiguration())
@@ -104,36 +102,6 @@ def lay_out(project: Places, doc: RulebookDocument) -> Pdf:
     return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)],
                layout_s=laid_out - started, write_s=written - laid_out, cards=list(fetcher.placeholders),
                columns=columns_off)
-
-
-_STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.IGNORECASE | re.DOTALL)
-_LINK = re.compile(r"<link\b[^>]*>", re.IGNORECASE)
-_HREF = re.compile(r"""\bhref\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
-_IMPORT = re.compile(r"""@import\s+(?:url\(\s*)?["']?([^"')\s;]+)""", re.IGNORECASE)
-
-
-def _stylesheets(doc: RulebookDocument, fetcher) -> Iterator[str]:
-    """The text of the document's stylesheets: its <style> blocks and the sheets it links and
-    imports, read through the rulebook's fetcher (a URL it refuses is left to weasyprint, which
-    stops the layout with the fetcher's reason)."""
-    pending = [(doc.base_url, css) for css in _STYLE.findall(doc.html)]
-    pending += [(doc.base_url, f'@import "{href}";') for link in _LINK.findall(doc.html)
-                if re.search(r"""\brel\s*=\s*["']?stylesheet""", link, re.IGNORECASE)
-                for href in _HREF.findall(link)[:1]]
-    seen: set[str] = set()
-    while pending:
-        base, css = pending.pop()
-        yield css
-        for href in _IMPORT.findall(css):
-            url = urljoin(base, href)
-            if url in seen:
-                continue
-            seen.add(url)
-            try:
-                response = fetcher.fetch(url)
-            except Exception:  # refused or missing: weasyprint says so when it fetches it
-                continue
-            pending.append((url, response.read().decode("utf-8", "replace")))
 
 
 def _about_the_machine(message: str) -> bool:

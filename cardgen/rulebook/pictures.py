@@ -25,6 +25,8 @@ from __future__ import annotations
 import base64
 import re
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from urllib.parse import urljoin
 
 import tinycss2
 
@@ -34,6 +36,42 @@ _SVG_TAG = re.compile(r"<(/?)svg\b(?:\"[^\"]*\"|'[^']*'|[^'\">])*?(/?)>", re.IGN
 _URL_REF = re.compile(r"""(?:href\s*=\s*["']|url\(\s*["']?)\s*([^"')\s]*)""", re.IGNORECASE)
 _OWN_URL = ("#", "data:", "cardgen-face:")  # what resolves the same inside an image: fragments, inline data, faces
 _KEPT = ("class", "style", "id")  # the outer <svg>'s attributes the image box keeps (the CSS reads them)
+
+
+def for_weasyprint(html: str, base_url: str, fetcher) -> str:
+    """What weasyprint is given for a document: `as_images(html)`, unless one of its stylesheets
+    (read through the rulebook's `fetcher`) `selects_svg`, which keeps every picture inline."""
+    return html if any(selects_svg(css) for css in _stylesheets(html, base_url, fetcher)) else as_images(html)
+
+
+_STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.IGNORECASE | re.DOTALL)
+_LINK = re.compile(r"<link\b[^>]*>", re.IGNORECASE)
+_HREF = re.compile(r"""\bhref\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
+_IMPORT = re.compile(r"""@import\s+(?:url\(\s*)?["']?([^"')\s;]+)""", re.IGNORECASE)
+
+
+def _stylesheets(html: str, base_url: str, fetcher) -> Iterator[str]:
+    """The text of the document's stylesheets: its <style> blocks and the sheets it links and
+    imports, read through the rulebook's fetcher (a URL it refuses is left to weasyprint, which
+    stops the layout with the fetcher's reason)."""
+    pending = [(base_url, css) for css in _STYLE.findall(html)]
+    pending += [(base_url, f'@import "{href}";') for link in _LINK.findall(html)
+                if re.search(r"""\brel\s*=\s*["']?stylesheet""", link, re.IGNORECASE)
+                for href in _HREF.findall(link)[:1]]
+    seen: set[str] = set()
+    while pending:
+        base, css = pending.pop()
+        yield css
+        for href in _IMPORT.findall(css):
+            url = urljoin(base, href)
+            if url in seen:
+                continue
+            seen.add(url)
+            try:
+                response = fetcher.fetch(url)
+            except Exception:  # refused or missing: weasyprint says so when it fetches it
+                continue
+            pending.append((url, response.read().decode("utf-8", "replace")))
 
 
 def as_images(html: str) -> str:
