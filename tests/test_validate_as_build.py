@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 from cardgen.data import model, yamlsource
 from cardgen.errors import CardgenError
 
-V1 = "versions/kings-blade/1.yml"
 V3 = "versions/kings-blade/3.yml"
 GAME = "card_data/kings-blade/game.yml"
+MINI_GAME = "card_data/mini/game.yml"
+MINI_V1 = "versions/mini/1.yml"
+MINI_V3 = "versions/mini/3.yml"  # a version 3 over tests/projects/mini's version 2, written by a test
 
 
 def edit(project: Path, rel: str, old: str, new: str) -> None:
@@ -37,26 +39,26 @@ def validate_json(cli, project: Path, *args: str):
 # --- 4. validate runs the build's render checks -----------------------------------------------
 
 
-def test_new_game_with_an_optional_field_left_out(cli, project_copy):
+def test_new_game_with_an_optional_field_left_out(cli, mini):
     """The `cardgen new` skeleton reads an optional field; a card without it must build, and a
     template that reads it carelessly must fail in validate exactly as in build."""
-    assert cli("new", "Dragon Race", cwd=project_copy).code == 0
-    version = project_copy / "versions/dragon-race/1.yml"
+    assert cli("new", "Dragon Race", cwd=mini).code == 0
+    version = mini / "versions/dragon-race/1.yml"
     text = version.read_text()
     assert ", text: Draw a card." in text
     version.write_text(text.replace(", text: Draw a card.", ""))  # the first card has no text
-    code, report = validate_json(cli, project_copy, "--game", "dragon-race")
+    code, report = validate_json(cli, mini, "--game", "dragon-race")
     assert code == 0 and report["errors"] == 0, report
 
-    card = project_copy / "templates/dragon-race/card.svg.j2"
+    card = mini / "templates/dragon-race/card.svg.j2"
     card.write_text(card.read_text().replace('{% if card.fields.get("text") %}', "{% if card.fields.text %}"))
-    code, report = validate_json(cli, project_copy, "--game", "dragon-race")
+    code, report = validate_json(cli, mini, "--game", "dragon-race")
     assert code == 1
     [finding] = [f for f in report["findings"] if f["severity"] == "error"]
     assert finding["code"] == "render" and finding["card"]
     assert re.match(r"template card\.svg\.j2:12 failed for card '[a-z-]+': .*'dict object' has no attribute 'text'",
                     finding["message"]), finding
-    build = cli("build", "--game", "dragon-race", cwd=project_copy)
+    build = cli("build", "--game", "dragon-race", cwd=mini)
     assert build.code == 1 and finding["message"] in build.err and "Traceback" not in build.err
 
 
@@ -115,17 +117,17 @@ def test_a_face_too_large_fails_validate_and_build_at_its_size(cli, project_copy
     assert not (project_copy / "o").exists()
 
 
-def test_face_limit_is_set_in_cardgen_yml_and_capped_at_what_cairo_draws(cli, project_copy):
-    config = project_copy / "cardgen.yml"
+def test_face_limit_is_set_in_cardgen_yml_and_capped_at_what_cairo_draws(cli, mini):
+    config = mini / "cardgen.yml"
     config.write_text(config.read_text() + "limits: {face_mm: 80}\n")
-    code, report = validate_json(cli, project_copy, "-v", "1")
+    code, report = validate_json(cli, mini, "-v", "1")
     assert code == 1
     errors = [f for f in report["findings"] if f["severity"] == "error"]
     assert {(f["code"], f["file"], f["line"]) for f in errors} == {
-        ("too-large", GAME, line_of(project_copy / GAME, "card_size:"))}
+        ("too-large", MINI_GAME, line_of(mini / MINI_GAME, "card_size:"))}
     assert "94 mm with bleed" in errors[0]["message"] and "set limits.face_mm" in errors[0]["message"]
     config.write_text(config.read_text().replace("face_mm: 80", "face_mm: 3000"))
-    result = cli("validate", "-v", "1", cwd=project_copy)
+    result = cli("validate", "-v", "1", cwd=mini)
     assert result.code == 2
     assert re.fullmatch(r"error: cardgen\.yml:\d+:\d+: limits\.face_mm: .*\b2774\b.*\n", result.err), result.err
 
@@ -269,85 +271,87 @@ def test_diff_shows_claims_added_removed_and_changed(cli, project_copy):
     assert json.loads(same.out)["claims"] == []
 
 
-def test_validate_and_build_fail_alike_on_text_overflow_with_strict(cli, project_copy):
-    edit(project_copy, V1, "name: Arming Sword", "name: " + "Very " * 30 + "Long Sword")
-    code, report = validate_json(cli, project_copy, "-v", "1")
+def test_validate_and_build_fail_alike_on_text_overflow_with_strict(cli, mini):
+    edit(mini, MINI_V1, "name: Blaze", "name: " + "Very " * 30 + "Long Blaze")
+    code, report = validate_json(cli, mini, "-v", "1")
     assert code == 0
     overflow = [f for f in report["findings"] if f["code"] == "text-overflow"]
-    assert len(overflow) == 1 and overflow[0]["card"] == "arming-sword" and overflow[0]["severity"] == "warning"
-    strict = cli("validate", "-v", "1", "--strict", cwd=project_copy)
+    assert len(overflow) == 1 and overflow[0]["card"] == "blaze" and overflow[0]["severity"] == "warning"
+    strict = cli("validate", "-v", "1", "--strict", cwd=mini)
     assert strict.code == 1 and "(text-overflow)" in strict.out
-    build = cli("build", "-v", "1", "--strict", "--out", "o", cwd=project_copy)
+    build = cli("build", "-v", "1", "--strict", "--out", "o", cwd=mini)
     assert build.code == 1 and "--strict; nothing was built" in build.err
-    assert not (project_copy / "o").exists()
+    assert not (mini / "o").exists()
 
 
 @pytest.mark.parametrize("written,expected", [
     ("yes", "'yes'"), ("no", "'no'"), ("on", "'on'"), ("017", "'017'"), ("0x11", "'0x11'"),
     ("1_000", "'1_000'"), ("1:30", "'1:30'"), ("3.0", "3.0"), ('"3"', "'3'"),
 ])
-def test_count_refuses_yaml_1_1_numbers_and_booleans(cli, project_copy, written, expected):
-    (project_copy / V3).write_text(f'extends: "2"\noverride:\n  - id: greatsword\n    count: {written}\n')
-    result = cli("validate", "-v", "3", cwd=project_copy)
+def test_count_refuses_yaml_1_1_numbers_and_booleans(cli, mini, written, expected):
+    (mini / MINI_V3).write_text(f'extends: "2"\noverride:\n  - id: ember\n    count: {written}\n')
+    result = cli("validate", "-v", "3", cwd=mini)
     assert result.code == 2 and "Traceback" not in result.err
-    assert re.fullmatch(r"error: versions/kings-blade/3\.yml:4:12: override\[0\]\.count: expected a valid integer, "
+    assert re.fullmatch(r"error: versions/mini/3\.yml:4:12: override\[0\]\.count: expected a valid integer, "
                         rf"found (a string|a number) {re.escape(expected)}", result.err.strip()), result.err
 
 
 @pytest.mark.parametrize("written", ["yes", "On", "0x03", "03"])
-def test_card_fields_refuse_yaml_1_1_scalars(cli, project_copy, written):
-    (project_copy / V3).write_text(f'extends: "2"\noverride:\n  - id: greatsword\n    points: {written}\n')
-    code, report = validate_json(cli, project_copy, "-v", "3")
+def test_card_fields_refuse_yaml_1_1_scalars(cli, mini, written):
+    (mini / MINI_V3).write_text(f'extends: "2"\noverride:\n  - id: ember\n    value: {written}\n')
+    code, report = validate_json(cli, mini, "-v", "3")
     assert code == 1
     [f] = [f for f in report["findings"] if f["severity"] == "error"]
-    assert (f["code"], f["line"], f["card"]) == ("bad-value", 4, "greatsword")
+    assert (f["code"], f["line"], f["card"]) == ("bad-value", 4, "ember")
     assert f"expected a whole number, found '{written}'" in f["message"]
 
 
-def test_override_twice_and_override_then_remove_warn(cli, project_copy):
-    (project_copy / V3).write_text(
-        'extends: "2"\noverride:\n  - {id: greatsword, needs: 5}\n  - {id: greatsword, points: 4}\n'
-        '  - {id: rapier, points: 2}\nremove: [rapier, rapier]\n')
-    code, report = validate_json(cli, project_copy, "-v", "3")
+def test_override_twice_and_override_then_remove_warn(cli, mini):
+    (mini / MINI_V3).write_text(
+        'extends: "2"\noverride:\n  - {id: ember, value: 5}\n  - {id: ember, value: 4}\n'
+        '  - {id: spark, value: 2}\nremove: [spark, spark]\n')
+    code, report = validate_json(cli, mini, "-v", "3")
     warnings = {(f["code"], f["line"], f["card"]) for f in report["findings"] if f["severity"] == "warning"}
-    assert {("override-twice", 4, "greatsword"), ("override-and-remove", 6, "rapier"),
-            ("remove-twice", 6, "rapier")} <= warnings
-    text = cli("validate", "-v", "3", cwd=project_copy).out
-    assert re.search(r"versions/kings-blade/3\.yml:4:\d+: warning: card 'greatsword' is overridden twice in this "
+    assert {("override-twice", 4, "ember"), ("override-and-remove", 6, "spark"),
+            ("remove-twice", 6, "spark")} <= warnings
+    text = cli("validate", "-v", "3", cwd=mini).out
+    assert re.search(r"versions/mini/3\.yml:4:\d+: warning: card 'ember' is overridden twice in this "
                      r"file \(first at line 3\)", text)
 
 
 @pytest.mark.parametrize("file,asked", [("Final.yml", "Final"), ("Final.yml", "final"), ("V4.yml", "4"),
                                         ("V4.yml", "v4")])
-def test_every_listed_version_can_be_asked_for(cli, project_copy, file, asked):
-    (project_copy / "versions/kings-blade" / file).write_text('extends: "3.1"\ntitle: Last\n')
-    result = cli("validate", "--version", asked, cwd=project_copy)
+def test_every_listed_version_can_be_asked_for(cli, mini, file, asked):
+    (mini / "versions/mini" / file).write_text('extends: "2"\ntitle: Last\n')
+    result = cli("validate", "--version", asked, cwd=mini)
     assert result.code == 0, result.err
-    assert re.search(r"The King's Blade (final|4): 26 different cards", result.out)
+    assert re.search(r"Mini (final|4): 4 different cards", result.out)
 
 
-def test_two_files_naming_one_version_is_an_error(cli, project_copy):
-    (project_copy / "versions/kings-blade/v3.yml").write_text('extends: "2"\n')
-    result = cli("validate", "-v", "3", cwd=project_copy)
+def test_two_files_naming_one_version_is_an_error(cli, mini):
+    (mini / MINI_V3).write_text('extends: "2"\n')
+    (mini / "versions/mini/v3.yml").write_text('extends: "2"\n')
+    result = cli("validate", "-v", "3", cwd=mini)
     assert result.code == 2
-    assert re.fullmatch(r"error: versions/kings-blade/v3\.yml: versions '3\.yml' and 'v3\.yml' both name version '3'; "
+    assert re.fullmatch(r"error: versions/mini/v3\.yml: versions '3\.yml' and 'v3\.yml' both name version '3'; "
                         r"rename one", result.err.strip()), result.err
 
 
 @pytest.mark.parametrize("count,limit,code", [(10000, None, 1), (400, None, 0), (400, 300, 1)])
-def test_size_limits_before_work_starts(cli, project_copy, count, limit, code):
+def test_size_limits_before_work_starts(cli, mini, count, limit, code):
     if limit:
-        (project_copy / "cardgen.yml").write_text(f"default_game: kings-blade\nlimits: {{printed_cards: {limit}}}\n")
-    (project_copy / V3).write_text(f'extends: "2"\noverride:\n  - {{id: greatsword, count: {count}}}\n')
-    status, report = validate_json(cli, project_copy, "-v", "3")
+        (mini / "cardgen.yml").write_text(f"default_game: mini\nlimits: {{printed_cards: {limit}}}\n")
+    # the coins: a deck no claim counts, so the limit is the only error
+    (mini / MINI_V3).write_text(f'extends: "2"\noverride:\n  - {{id: coin, count: {count}}}\n')
+    status, report = validate_json(cli, mini, "-v", "3")
     assert status == code
     big = [f for f in report["findings"] if f["code"] == "too-large"]
     assert len(big) == code
     if big:
-        assert (big[0]["line"], big[0]["card"]) == (3, "greatsword")
+        assert (big[0]["line"], big[0]["card"]) == (3, "coin")
         assert f"more than the limit of {limit or 5000:,}" in big[0]["message"]
-        build = cli("build", "-v", "3", "--out", "o", cwd=project_copy)
-        assert build.code == 1 and "(too-large)" in build.err and not (project_copy / "o").exists()
+        build = cli("build", "-v", "3", "--out", "o", cwd=mini)
+        assert build.code == 1 and "(too-large)" in build.err and not (mini / "o").exists()
 
 
 # --- 5. the command line a newcomer reads -----------------------------------------------------
@@ -361,8 +365,8 @@ def test_size_limits_before_work_starts(cli, project_copy, count, limit, code):
     ("diff", "1", "2", "--project", "{p}"),
     ("schema", "--project", "{p}", "--kind", "game"),
 ])
-def test_project_option_before_or_after_the_command(cli, tmp_path, args):
-    result = cli(*(a.format(p=ROOT) for a in args), cwd=tmp_path)
+def test_project_option_before_or_after_the_command(cli, mini_shared, tmp_path, args):
+    result = cli(*(a.format(p=mini_shared) for a in args), cwd=tmp_path)
     assert result.code == 0, result.err
     assert result.out.strip()
 
