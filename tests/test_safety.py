@@ -91,8 +91,9 @@ def test_unrecorded_file_is_never_replaced(tmp_path):
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_lock_stops_a_second_writer_from_another_process(tmp_path, cli):
-    """A real second process holds the folder; `cardgen build` into it stops with one line."""
+def test_lock_stops_a_second_writer_from_another_process(tmp_path, cli, mini_shared):
+    """A real second process holds the folder; `cardgen build` into it stops with one line (the
+    build is of the fixture project tests/projects/mini: the lock is the core's promise)."""
     out = tmp_path / "out"
     holder = subprocess.Popen(
         [sys.executable, "-c",
@@ -102,7 +103,7 @@ def test_lock_stops_a_second_writer_from_another_process(tmp_path, cli):
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         assert holder.stdout.readline().strip() == "held"
-        result = cli("build", "--version", "1", "--out", str(out), "--no-rulebook", "--paper", "a4")
+        result = cli("build", "--version", "1", "--out", str(out), "--no-rulebook", "--paper", "a4", cwd=mini_shared)
         text = one_line(result, 1)
         assert re.search(r"is being written by `cardgen build --test` \(process \d+\); wait", text), text
         assert sorted(p.name for p in out.iterdir()) == [LOCK]  # nothing half-written
@@ -525,26 +526,29 @@ from cardgen.render.rasterise import RasterError, RasterJob, rasterise_jobs
 if __name__ == "__main__":
     bad = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><text>&undefined;</text></svg>'
     good = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><rect width="5" height="5"/></svg>'
-    out = Path(sys.argv[2])
-    jobs = [RasterJob(good, out / "a.pdf", None, key="card-good"), RasterJob(bad, out / "b.pdf", None, key="card-bad")]
-    try:
-        rasterise_jobs(jobs, workers=int(sys.argv[1]))
-    except RasterError as exc:
-        print(exc)
+    out = Path(sys.argv[1])
+    for workers in (1, 2):  # in this process, then in a worker process
+        jobs = [RasterJob(good, out / f"a{workers}.pdf", None, key="card-good"),
+                RasterJob(bad, out / f"b{workers}.pdf", None, key="card-bad")]
+        try:
+            rasterise_jobs(jobs, workers=workers)
+        except RasterError as exc:
+            print(exc)
 """
 
 
 def test_worker_error_is_the_same_one_line(tmp_path):
-    """A card that fails in a worker process reads exactly as when it fails in the main one."""
+    """A card that fails in a worker process reads exactly as when it fails in the main one.
+
+    One real process (its stderr must stay empty: no worker traceback) renders with one worker,
+    in itself, then with two, in worker processes."""
     script = tmp_path / "jobs.py"
     script.write_text(WORKER_SCRIPT)
-    messages = []
-    for workers in ("1", "2"):
-        proc = subprocess.run([sys.executable, str(script), workers, str(tmp_path)], capture_output=True, text=True,
-                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-        messages.append(proc.stdout.strip())
-    assert messages[0] == messages[1]
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    messages = proc.stdout.strip().splitlines()
+    assert len(messages) == 2 and messages[0] == messages[1], messages
     assert messages[0].startswith("rendering card-bad failed: ") and "undefined entity" in messages[0]
     assert "BrokenProcessPool" not in messages[0] and "\n" not in messages[0]
 
@@ -597,7 +601,7 @@ from pathlib import Path
 from cardgen.render.rasterise import RasterJob, rasterise_jobs
 if __name__ == "__main__":
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="150mm" height="150mm">'
-           + '<circle cx="5" cy="5" r="4"/>' * 6000 + '</svg>')
+           + '<circle cx="5" cy="5" r="4"/>' * 1500 + '</svg>')  # about 0.2 s of drawing a job
     jobs = [RasterJob(svg, None, Path(sys.argv[1]) / f"{i}.png", dpi=100, key=f"card-{i}") for i in range(8)]
     sent = []
     def done(job):  # Ctrl-C reaches the whole process group, workers included, as in a terminal
