@@ -204,33 +204,38 @@ def test_diff_out_never_writes_a_source(cli, project_copy, target):
     assert snapshot_of(project_copy) == before
 
 
-def test_diff_out_writes_new_and_own_files_only(cli, project_copy):
-    first = cli("diff", "3", "3.1", "--out", "notes.md", "--format", "markdown", cwd=project_copy)
+def test_diff_out_writes_new_and_own_files_only(cli, mini):
+    """On a copy of tests/projects/mini (its versions 1 and 2): the output guard is the core's promise."""
+    first = cli("diff", "1", "2", "--out", "notes.md", "--format", "markdown", cwd=mini)
     assert first.code == 0, first.err
-    assert (project_copy / "notes.md").read_text().startswith("#")
-    again = cli("diff", "1", "3.1", "--out", "notes.md", cwd=project_copy)  # cardgen's own file: replaced
+    written = (mini / "notes.md").read_text()
+    assert written.startswith("#")
+    again = cli("diff", "1", "2", "--out", "notes.md", cwd=mini)  # cardgen's own file: replaced
     assert again.code == 0, again.err
-    (project_copy / "mine.md").write_text("my release notes")
-    refused = cli("diff", "3", "3.1", "--out", "mine.md", cwd=project_copy)
+    assert (mini / "notes.md").read_text() != written  # by the text diff
+    (mini / "mine.md").write_text("my release notes")
+    refused = cli("diff", "1", "2", "--out", "mine.md", cwd=mini)
     assert "exists and was not written by cardgen" in one_line(refused, 2)
-    assert not list(project_copy.glob(".cardgen-*"))  # its bookkeeping is under build/, not beside the file
-    assert (project_copy / "mine.md").read_text() == "my release notes"
+    assert not list(mini.glob(".cardgen-*"))  # its bookkeeping is under build/, not beside the file
+    assert (mini / "mine.md").read_text() == "my release notes"
 
 
 @pytest.mark.parametrize("out", ["card_data", "./versions/../templates/x", "{root}/icons", "link-dir", ".", "{root}"])
 @pytest.mark.parametrize("command", [("build",), ("export", "tts"), ("export", "png", "--preset", "tgc")])
-def test_no_command_writes_into_sources(cli, project_copy, out, command):
-    (project_copy / "link-dir").symlink_to(project_copy / "card_data")
-    before = snapshot_of(project_copy)
-    result = cli(*command, "--version", "1", "--out", out.format(root=project_copy), cwd=project_copy)
+def test_no_command_writes_into_sources(cli, mini, out, command):
+    """On a copy of tests/projects/mini: the output guard is the core's promise."""
+    (mini / "link-dir").symlink_to(mini / "card_data")
+    before = snapshot_of(mini)
+    result = cli(*command, "--version", "1", "--out", out.format(root=mini), cwd=mini)
     assert "refusing to" in one_line(result, 2)
-    assert snapshot_of(project_copy) == before
+    assert snapshot_of(mini) == before
 
 
-def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
+def test_unwritable_output_is_one_line(cli, mini, tmp_path, monkeypatch):
+    """Builds and diffs a copy of tests/projects/mini: the output guard is the core's promise."""
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    result = cli("build", "--version", "1", "--out", str(blocker / "out"), "--no-rulebook")
+    result = cli("build", "--version", "1", "--out", str(blocker / "out"), "--no-rulebook", cwd=mini)
     assert re.match(r"error: cannot write .*a-file/out: Not a directory", one_line(result, 1))
 
     def read_only(src, dst):
@@ -238,7 +243,7 @@ def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", read_only)
     out = tmp_path / "ro"
-    result = cli("diff", "1", "3", "--out", str(out / "d.txt"))
+    result = cli("diff", "1", "2", "--out", str(out / "d.txt"), cwd=mini)
     assert re.match(r"error: cannot write .*d\.txt: Read-only file system$", one_line(result, 1))
     assert [p.name for p in out.iterdir() if p.suffix == ".tmp"] == []
 
@@ -580,7 +585,8 @@ def test_worker_errors_keep_their_class_and_location(monkeypatch, tmp_path):
         workers.run_guarded(print, "never runs")
     assert caught_setup.value.exit_code == 1 and "Bad.ttf" in str(caught_setup.value)
 
-def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
+def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch, mini_shared):
+    """Builds tests/projects/mini (a promise of the core) into a folder of the test's own."""
     import cardgen.render.rasterise as rasterise
 
     def interrupted(*args, **kw):
@@ -589,7 +595,7 @@ def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(rasterise.Rasteriser, "publish", interrupted)
     out = tmp_path / "out"
     result = cli("build", "-v", "1", "--out", str(out), "--no-rulebook", "--paper", "a4",
-                 "--project", str(ROOT))
+                 "--project", str(mini_shared))
     assert result.code == 130, result.err
     assert result.err.strip() == "interrupted"
     assert not [p for p in out.rglob("*") if p.suffix in (".pdf", ".tmp")]
@@ -659,13 +665,14 @@ def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_pa
 
 
 @pytest.mark.parametrize("out", ["card_data", "./versions/../templates/x", "{root}/icons", "link-dir", "."])
-def test_calibrate_and_print_never_write_into_sources(cli, project_copy, out):
-    (project_copy / "link-dir").symlink_to(project_copy / "card_data")
-    before = snapshot_of(project_copy)
+def test_calibrate_and_print_never_write_into_sources(cli, mini, out):
+    """On a copy of tests/projects/mini: the output guard is the core's promise."""
+    (mini / "link-dir").symlink_to(mini / "card_data")
+    before = snapshot_of(mini)
     for command in (("calibrate", "--paper", "a4"), ("export", "print", "--version", "1")):
-        result = cli(*command, "--out", out.format(root=project_copy), cwd=project_copy)
+        result = cli(*command, "--out", out.format(root=mini), cwd=mini)
         assert "refusing to" in one_line(result, 2), command
-    assert snapshot_of(project_copy) == before
+    assert snapshot_of(mini) == before
 
 
 def test_calibrate_keeps_a_users_sheet_and_records_its_own(cli, project_copy, tmp_path):
