@@ -24,7 +24,11 @@ from cardgen.outputs import open_output, open_output_file, remove_stale
 V1 = "versions/kings-blade/1.yml"
 V3 = "versions/kings-blade/3.yml"
 GAME = "card_data/kings-blade/game.yml"
-PART = "templates/kings-blade/part.svg.j2"
+# the same places in tests/projects/mini, for the promises of the core
+MINI_CARD = "templates/mini/card.svg.j2"
+MINI_CARD_LINE = '{% set paper = "#f7f3ea" %}'
+MINI_GAME = "card_data/mini/game.yml"
+MINI_POINTS = 'text: {count: amount, one: "+{{ amount }} point", other: "+{{ amount }} points"}'
 
 
 def one_line(result, code: int) -> str:
@@ -339,20 +343,20 @@ def test_icon_in_a_sentence_stays_inside(cli, project_copy, name):
     '<rect style="fill: url(file:///etc/x.svg#a)" width="1" height="1"/>',
     '<style>@import "http://example.com/x.css";</style>',
 ])
-def test_card_template_cannot_reach_files_or_network(cli, project_copy, ref):
-    edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n' + ref)
-    code, findings = findings_of(cli, project_copy)
+def test_card_template_cannot_reach_files_or_network(cli, mini, ref):
+    """On a copy of tests/projects/mini: the card templates' sandbox is the core's promise."""
+    edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n' + ref)
+    code, findings = findings_of(cli, mini)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and {f["code"] for f in errors} == {"render"}
-    assert "template part.svg.j2" in errors[0]["message"] and "refers to" in errors[0]["message"]
+    assert "template card.svg.j2" in errors[0]["message"] and "refers to" in errors[0]["message"]
 
 
-def test_card_template_may_use_a_file_of_the_project(cli, project_copy):
-    url = (project_copy / "icons" / "kings-blade" / "art-sword.svg").as_uri()
-    edit(project_copy, PART, '{% set c = ctype.colour %}',
-         '{% set c = ctype.colour %}\n<image href="' + url + '" width="1" height="1"/>')
-    code, findings = findings_of(cli, project_copy)
+def test_card_template_may_use_a_file_of_the_project(cli, mini):
+    url = (mini / "icons" / "common" / "suit-hearts.svg").as_uri()
+    edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n<image href="' + url + '" width="1" height="1"/>')
+    code, findings = findings_of(cli, mini)
     assert code == 0, findings
 
 
@@ -362,14 +366,15 @@ def test_card_template_may_use_a_file_of_the_project(cli, project_copy):
     "{{ icon.__self__.project }}",
     "{{ cycler.__init__.__globals__.os.system('touch /tmp/pwned') }}",
 ])
-def test_card_templates_run_in_the_sandbox(cli, project_copy, payload):
-    edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n' + payload)
-    line = (project_copy / PART).read_text().splitlines().index(payload) + 1
-    code, findings = findings_of(cli, project_copy)
+def test_card_templates_run_in_the_sandbox(cli, mini, payload):
+    """On a copy of tests/projects/mini: the card templates' sandbox is the core's promise."""
+    edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n' + payload)
+    line = (mini / MINI_CARD).read_text().splitlines().index(payload) + 1
+    code, findings = findings_of(cli, mini)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and {f["code"] for f in errors} == {"render"}
-    assert re.search(rf"template part\.svg\.j2:{line} failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
+    assert re.search(rf"template card\.svg\.j2:{line} failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
 
 
 def test_rulebook_template_runs_in_the_sandbox(project_copy):
@@ -392,17 +397,18 @@ def test_rulebook_template_runs_in_the_sandbox(project_copy):
 
 
 @pytest.mark.parametrize("how", ["symlink-template", "symlink-folder"])
-def test_template_symlink_leading_outside_is_refused(cli, project_copy, tmp_path, how):
+def test_template_symlink_leading_outside_is_refused(cli, mini, tmp_path, how):
+    """On a copy of tests/projects/mini: what a build may read is the core's promise."""
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    (outside / "part.svg.j2").write_text("<text>OUTSIDE</text>")
+    (outside / "card.svg.j2").write_text("<text>OUTSIDE</text>")
     if how == "symlink-template":
-        (project_copy / PART).unlink()
-        (project_copy / PART).symlink_to(outside / "part.svg.j2")
+        (mini / MINI_CARD).unlink()
+        (mini / MINI_CARD).symlink_to(outside / "card.svg.j2")
     else:
-        edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n{% include "ext/part.svg.j2" %}')
-        (project_copy / "templates" / "kings-blade" / "ext").symlink_to(outside)
-    code, findings = findings_of(cli, project_copy)
+        edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n{% include "ext/card.svg.j2" %}')
+        (mini / "templates" / "mini" / "ext").symlink_to(outside)
+    code, findings = findings_of(cli, mini)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and "leads outside" in errors[0]["message"]
@@ -471,14 +477,16 @@ def test_plugin_crash_names_its_line(cli, project_copy):
     ("{{ 1 / 0 }}", "ZeroDivisionError"),
 ])
 @pytest.mark.parametrize("command", ["show", "validate", "build"])
-def test_bad_effect_sentence_is_one_line(cli, project_copy, sentence, expected, command):
-    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}', f'text: "{sentence}"')
-    result = cli(command, "-v", "1", *(["--out", "o"] if command == "build" else []), cwd=project_copy)
+def test_bad_effect_sentence_is_one_line(cli, mini, sentence, expected, command):
+    """On a copy of tests/projects/mini (its effect 'points', printed by Ember in version 1): the
+    sentences' sandbox is the core's promise."""
+    edit(mini, MINI_GAME, MINI_POINTS, f'text: "{sentence}"')
+    result = cli(command, "-v", "1", *(["--out", "o"] if command == "build" else []), cwd=mini)
     assert result.code == 1 and "Traceback" not in result.err and "internal error" not in result.err
     text = result.out + result.err
     # validate and build list it as a finding; show (which shows data even with errors) stops on it
-    finding = r"versions/kings-blade/1\.yml:\d+:\d+: error: " if command != "show" else \
-        r"^error: versions/kings-blade/1\.yml:\d+:\d+: "
+    finding = r"versions/mini/1\.yml:\d+:\d+: error: " if command != "show" else \
+        r"^error: versions/mini/1\.yml:\d+:\d+: "
     assert re.search(finding + r"the sentence of effect 'points' \(game\.yml \d+:\d+\) fails: .*"
                      + re.escape(expected), text, re.M), text
 
