@@ -232,7 +232,10 @@ def test_describe_of_a_table_backed_version_matches_yaml(cli, project_copy, snap
 
 
 def test_simulate_reads_a_table_backed_version(cli, project_copy):
-    """The simulator plays what the table says: a 9-point Katana Hilt wins for whoever completes it."""
+    """The simulator plays what the table says: a 9-point Katana Hilt wins for whoever completes it.
+    40 games a version (seeded: the same games every run) show it as plainly as 120 did: the
+    completer's win rate 0.37 -> 1.00 (0.55 -> 0.98 over 120); the figure's precision is not the
+    promise."""
     assert cli("table", "export", "--version", "3.1", "--to", "versions/kings-blade/cards.csv",
                cwd=project_copy).code == 0
     table = project_copy / "versions/kings-blade/cards.csv"
@@ -245,7 +248,7 @@ def test_simulate_reads_a_table_backed_version(cli, project_copy):
     _version(project_copy, "3.2", "cards.csv")
     figures = {}
     for version in ("3.1", "3.2"):
-        result = cli("simulate", "--version", version, "--players", "4", "--games", "120", "--seed", "7",
+        result = cli("simulate", "--version", version, "--players", "4", "--games", "40", "--seed", "7",
                      "--jobs", "1", "--format", "json", cwd=project_copy)
         assert result.code == 0, result.err
         figures[version] = json.loads(result.out)["cards"]["katana-hilt"]
