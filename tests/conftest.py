@@ -294,6 +294,21 @@ def poppler(*argv: str | Path) -> str:
     return _poppler(tuple(str(a) for a in argv), files)
 
 
+@functools.cache
+def _pdf_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    from pypdf import PdfReader
+
+    return tuple(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
+
+
+def pdf_pages(pdf: Path) -> list[str]:
+    """Each page's text, whitespace collapsed, as pypdf reads it (pypdf breaks lines where the
+    layout did), once per session for the same file (its size and modification time in the key):
+    pypdf takes about 2 s of CPU on an 8-page rulebook, and the seed builds' rulebooks are read by
+    several tests and modules."""
+    return list(_pdf_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
+
+
 class CliResult:
     def __init__(self, code: int, out: str, err: str):
         self.code, self.out, self.err = code, out, err
