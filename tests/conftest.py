@@ -140,7 +140,9 @@ class SeedBuilds:
       test_kings_guild); kings-guild in Italian on A4 (test_kings_guild reads only its A4 sheets
       and the build's findings); kings-blade 3.1 in Dutch on Letter (test_i18n: its own run
       makes the A4 ones).
-    Each key is a build of its own: a module asking for the same key again gets the first."""
+    test_tts_table (every edition) and test_kings_guild's TTS export take an edition's snapshot and
+    drawn cards from whichever of these builds exists (`drawn`). Each key is a build of its own:
+    a module asking for the same key again gets the first."""
 
     def __init__(self, folder: Path):
         self.folder = folder
