@@ -46,31 +46,68 @@ def _counting(monkeypatch) -> list[int]:
     return laid_out
 
 
-def test_the_rulebook_balances_its_columns_from_a_few_layouts(rulebook_31, monkeypatch):
-    """Each block's columns from the places its content may break (one layout of it in one
-    piece), laid out once at the shortest height: 3.1's A4 rulebook takes about 40 column
-    layouts where weasyprint balancing on its own takes over 500."""
-    project, doc = rulebook_31
-    laid_out = _counting(monkeypatch)
-    with monkeypatch.context() as m:
-        m.setenv(columns.SWITCH, "off")  # weasyprint balancing on its own
-        stock = write_rulebook_pdf(project, doc)
-    stock_layouts, laid_out[0] = laid_out[0], 0
-    monkeypatch.setattr(columns, "stats", [])
-    fewer = write_rulebook_pdf(project, doc)
-    assert (stock.columns, fewer.columns) == ("CARDGEN_COLUMN_MEMO=off", None)
-    assert fewer.pages == stock.pages == 8
-    assert _pdf_words(fewer.data) == _pdf_words(stock.data)  # the seed documents' promise, against weasyprint alone
-    assert len(columns.stats) == 13 and all(columns.stats)  # every block balanced from its breaks
-    assert stock_layouts > 450 and laid_out[0] < 0.15 * stock_layouts
-    assert block.block_box_layout is not columns._block_box_layout  # weasyprint's own again afterwards
-    # weasyprint's search shortened by the memo alone gives weasyprint's bytes, every answer from
-    # memory laid out again and compared (the seed documents' promise compares against it)
-    with monkeypatch.context() as m:
-        m.setattr(columns, "from_breaks", False)
-        m.setattr(columns, "checks", [])
-        memo = write_rulebook_pdf(project, doc)
-        assert memo.data == stock.data and columns.checks and all(columns.checks)
+FLOATS = "".join(f'<div style="float: left; width: 20mm; height: {8 + i % 5}mm"></div><p>{"Word " * (9 * i)}</p>'
+                 for i in range(1, 14))
+FOOTNOTES = "".join(f'<p>{"Word " * (9 * i)}<span style="float: footnote">Note {i}.</span></p>' for i in range(1, 14))
+
+
+class TestTheKingsBlade31Rulebook:
+    """The tests of The King's Blade 3.1's A4 rulebook (`rulebook_31`, drawn and filled once):
+    one class, so that the test suite's workers take them as one unit, the module's longest
+    (tests/conftest.py, CLASS_SCOPED_MODULES)."""
+
+    def test_the_rulebook_balances_its_columns_from_a_few_layouts(self, rulebook_31, monkeypatch):
+        """Each block's columns from the places its content may break (one layout of it in one
+        piece), laid out once at the shortest height: 3.1's A4 rulebook takes about 40 column
+        layouts where weasyprint balancing on its own takes over 500."""
+        project, doc = rulebook_31
+        laid_out = _counting(monkeypatch)
+        with monkeypatch.context() as m:
+            m.setenv(columns.SWITCH, "off")  # weasyprint balancing on its own
+            stock = write_rulebook_pdf(project, doc)
+        stock_layouts, laid_out[0] = laid_out[0], 0
+        monkeypatch.setattr(columns, "stats", [])
+        fewer = write_rulebook_pdf(project, doc)
+        assert (stock.columns, fewer.columns) == ("CARDGEN_COLUMN_MEMO=off", None)
+        assert fewer.pages == stock.pages == 8
+        assert _pdf_words(fewer.data) == _pdf_words(stock.data)  # the seed documents' promise, against weasyprint alone
+        assert len(columns.stats) == 13 and all(columns.stats)  # every block balanced from its breaks
+        assert stock_layouts > 450 and laid_out[0] < 0.15 * stock_layouts
+        assert block.block_box_layout is not columns._block_box_layout  # weasyprint's own again afterwards
+        # weasyprint's search shortened by the memo alone gives weasyprint's bytes, every answer from
+        # memory laid out again and compared (the seed documents' promise compares against it)
+        with monkeypatch.context() as m:
+            m.setattr(columns, "from_breaks", False)
+            m.setattr(columns, "checks", [])
+            memo = write_rulebook_pdf(project, doc)
+            assert memo.data == stock.data and columns.checks and all(columns.checks)
+
+    @pytest.mark.parametrize("markup, left_to_the_memo", [(FLOATS, True), (FOOTNOTES, False)], ids=["floats", "footnotes"])
+    def test_out_of_flow_boxes_in_columns_give_weasyprints_pages(self, rulebook_31, monkeypatch, markup, left_to_the_memo):
+        """A block whose content places floats or footnotes is not balanced from its breaks but by
+        weasyprint's search: a column's floats end with its layout, so the memo shortens that search;
+        footnotes stay placed for the next column's layout to see, so weasyprint searches alone."""
+        project, doc = rulebook_31
+        body = doc.html.index("<body")
+        odd = RulebookDocument(doc.template_path, doc.html[:body] + f'<body><section class="cols">{markup}</section></body></html>',
+                               doc.base_url)
+        monkeypatch.setattr(columns, "checks", [])
+        monkeypatch.setattr(columns, "stats", [])
+        blocks, remembered = [], columns._Block
+        monkeypatch.setattr(columns, "_Block", lambda: blocks.append(remembered()) or blocks[-1])
+        fewer = write_rulebook_pdf(project, odd)
+        with monkeypatch.context() as m:
+            m.setenv(columns.SWITCH, "off")
+            stock = write_rulebook_pdf(project, odd)
+        assert fewer.data == stock.data and all(columns.checks)
+        assert columns.stats and not any(columns.stats)  # each piece of the block left to weasyprint
+        assert all(b.plain for b in blocks) == left_to_the_memo
+
+    def test_a_switch_neither_on_nor_off_is_one_error_line(self, rulebook_31, monkeypatch):
+        project, doc = rulebook_31
+        monkeypatch.setenv(columns.SWITCH, "fast")
+        with pytest.raises(BuildError, match="^CARDGEN_COLUMN_MEMO must be 'on' or 'off', not 'fast'$"):
+            write_rulebook_pdf(project, doc)
 
 
 # Every seed game in every language its rulebook is written in (test_the_seed_list_is_complete
@@ -313,33 +350,6 @@ def column_blocks(document) -> list[tuple[int, list[float], float]]:
     return blocks
 
 
-FLOATS = "".join(f'<div style="float: left; width: 20mm; height: {8 + i % 5}mm"></div><p>{"Word " * (9 * i)}</p>'
-                 for i in range(1, 14))
-FOOTNOTES = "".join(f'<p>{"Word " * (9 * i)}<span style="float: footnote">Note {i}.</span></p>' for i in range(1, 14))
-
-
-@pytest.mark.parametrize("markup, left_to_the_memo", [(FLOATS, True), (FOOTNOTES, False)], ids=["floats", "footnotes"])
-def test_out_of_flow_boxes_in_columns_give_weasyprints_pages(rulebook_31, monkeypatch, markup, left_to_the_memo):
-    """A block whose content places floats or footnotes is not balanced from its breaks but by
-    weasyprint's search: a column's floats end with its layout, so the memo shortens that search;
-    footnotes stay placed for the next column's layout to see, so weasyprint searches alone."""
-    project, doc = rulebook_31
-    body = doc.html.index("<body")
-    odd = RulebookDocument(doc.template_path, doc.html[:body] + f'<body><section class="cols">{markup}</section></body></html>',
-                           doc.base_url)
-    monkeypatch.setattr(columns, "checks", [])
-    monkeypatch.setattr(columns, "stats", [])
-    blocks, remembered = [], columns._Block
-    monkeypatch.setattr(columns, "_Block", lambda: blocks.append(remembered()) or blocks[-1])
-    fewer = write_rulebook_pdf(project, odd)
-    with monkeypatch.context() as m:
-        m.setenv(columns.SWITCH, "off")
-        stock = write_rulebook_pdf(project, odd)
-    assert fewer.data == stock.data and all(columns.checks)
-    assert columns.stats and not any(columns.stats)  # each piece of the block left to weasyprint
-    assert all(b.plain for b in blocks) == left_to_the_memo
-
-
 def test_the_installed_weasyprint_is_the_one_the_column_memo_was_written_for():
     """Fails on a new weasyprint (a refresh of constraints.txt runs this): the memo is then off,
     and the rulebooks lay out in weasyprint's own time, until someone checks it again."""
@@ -383,14 +393,7 @@ def test_one_switch_turns_the_memo_off(monkeypatch, value, on):
     assert block.block_box_layout is weasyprints
 
 
-def test_a_switch_neither_on_nor_off_is_one_error_line(rulebook_31, monkeypatch):
-    project, doc = rulebook_31
-    monkeypatch.setenv(columns.SWITCH, "fast")
-    with pytest.raises(BuildError, match="^CARDGEN_COLUMN_MEMO must be 'on' or 'off', not 'fast'$"):
-        write_rulebook_pdf(project, doc)
-
-
-def test_another_weasyprint_is_left_as_it_is(rulebook_31, monkeypatch):
+def test_another_weasyprint_is_left_as_it_is(monkeypatch):
     """fewer_layouts takes over only functions with the source it was written against."""
     def other(context, box, bottom_space, skip_stack, containing_block, page_is_empty):
         raise AssertionError("not called")
