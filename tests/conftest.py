@@ -5,14 +5,17 @@ seed games; their own end-to-end tests build those (`ROOT`, `project_copy`)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from cardgen.buildtypes import PAPER_NAMES
 from cardgen.cli import main
 from cardgen.data.folders import CACHE_ENV
 from cardgen.data.project import load_project
@@ -115,31 +118,65 @@ class SeedBuild:
 
 class SeedBuilds:
     """The seed games built once per session through the pipeline and read by every module that
-    checks them: each (game, version, language)'s players' documents (`get`) and, apart, its
-    sheets (`sheets`), as the modules reading each ask for them."""
+    checks them (SEED_BUILD_MODULES): each (game, version, language)'s players' documents (`get`)
+    and, apart, its sheets (`sheets`), on first use. What a full run builds, and who reads it:
+
+    documents, rulebook and A5 booklet on A4 and Letter, the designer's notes in the game's own
+    language (on the same papers: `BuildOptions` lays the notes out on the rulebook's papers):
+      kings-blade 1, 2, 3, 3.1; way-of-the-blade, one-true-king, knightfall, kings-guild (its
+      Italian): every rulebook and booklet on both papers (test_rulebook_pages), the A4 rulebook
+      (test_rulebook, test_game_rulebooks, test_kings_guild, test_i18n), the A4 notes
+      (test_designer_notes; the English 3.1's in test_i18n); 3.1's Letter notes, its outputs,
+      timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure). The
+      Letter notes of the seven others are read by no test: they are laid out only because the
+      notes follow the rulebook's papers.
+      kings-blade 3.1 in Dutch, kings-guild in English, without notes (no test reads them here:
+      the Dutch notes are test_i18n's own `cardgen build` run's): every rulebook and booklet
+      (test_rulebook_pages, whose player-aid test reads the Dutch booklets), the Dutch Letter
+      rulebook (test_i18n), the English A4 rulebook (test_kings_guild).
+    sheets, duplex and one-sided where the game has one-sided pieces, no PNGs and no rulebook:
+      kings-blade 3.1, way-of-the-blade, one-true-king, knightfall, kings-guild in English, both
+      papers (test_printing; the three short games test_games too; kings-guild in English
+      test_kings_guild); kings-guild in Italian on A4 (test_kings_guild reads only its A4 sheets
+      and the build's findings); kings-blade 3.1 in Dutch on Letter (test_i18n: its own run
+      makes the A4 ones).
+    test_tts_table (every edition) and test_kings_guild's TTS export take an edition's snapshot and
+    drawn cards from whichever of these builds exists (`drawn`). Each key is a build of its own:
+    a module asking for the same key again gets the first."""
 
     def __init__(self, folder: Path):
         self.folder = folder
         self.project = load_project(ROOT)
-        self.built: dict[tuple[str, str, str, str | None], SeedBuild] = {}
+        self.built: dict[tuple, SeedBuild] = {}
 
     def get(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
         """The documents of `game` at `version` (None: its default) in `lang` (None: its own
         language): rulebooks and booklets on both papers, and in its own language the notes."""
         from cardgen.buildtypes import BuildOptions
 
-        return self._build("documents", game, version, lang, lambda out: BuildOptions(
+        return self._build(("documents",), game, version, lang, lambda out: BuildOptions(
             out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None))
 
-    def sheets(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
-        """The sheets of `game` at `version` in `lang` on both papers, duplex and one-sided (and
-        the cards' SVGs): no PNGs, no rulebook."""
+    def sheets(self, game: str, version: str | None = None, lang: str | None = None,
+               papers: tuple[str, ...] = PAPER_NAMES) -> SeedBuild:
+        """The sheets of `game` at `version` in `lang` on `papers`, duplex and one-sided (and the
+        cards' SVGs): no PNGs, no rulebook."""
         from cardgen.buildtypes import BuildOptions
 
-        return self._build("sheets", game, version, lang, lambda out: BuildOptions(
-            out_dir=out, png=False, rulebook=False))
+        kind = ("sheets",) if papers == PAPER_NAMES else ("sheets", *papers)
+        return self._build(kind, game, version, lang, lambda out: BuildOptions(
+            out_dir=out, papers=papers, png=False, rulebook=False))
 
-    def _build(self, kind: str, game: str, version: str | None, lang: str | None, options_for) -> SeedBuild:
+    def drawn(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
+        """A build of `game` at `version` in `lang` for its snapshot and drawn cards
+        (`result.cards`), which are the same whatever else a build makes: one this session made
+        already (documents or sheets), else its sheets."""
+        source_version = resolve_version(self.project, game, version)
+        made = [seed for key, seed in self.built.items() if key[-3:] == (game, source_version, lang)]
+        return made[0] if made else self.sheets(game, version, lang)
+
+    def _build(self, kind: tuple[str, ...], game: str, version: str | None, lang: str | None,
+               options_for) -> SeedBuild:
         from cardgen.data.versions import load_game, resolve
         from cardgen.i18n.localise import localise
         from cardgen.pipeline import build
@@ -147,7 +184,7 @@ class SeedBuilds:
         from cardgen.render.workers import Workers
 
         source = resolve(self.project, load_game(self.project, game), version)
-        key = (kind, game, source.version, lang)
+        key = (*kind, game, source.version, lang)  # the game's version, as it resolves: drawn() matches on it
         if key not in self.built:
             snapshot = localise(source, lang)  # as `cardgen build --lang` does (None: the source language)
             options = options_for(self.folder / "-".join(part for part in key if part))
@@ -161,12 +198,20 @@ class SeedBuilds:
         return self.built[key]
 
 
+def resolve_version(project, game: str, version: str | None) -> str:
+    """The version `version` (None: the game's default) of `game` resolves to, as SeedBuilds' keys name it."""
+    from cardgen.data.versions import load_game, resolve
+
+    return resolve(project, load_game(project, game), version).version
+
+
 # The modules reading `seed_builds`: under pytest-xdist they run in one worker, so each seed build
 # is made once per run (`pytest_xdist_make_scheduler`); `pytest_collection_modifyitems` keeps the
 # list true.
 SEED_BUILD_MODULES = ("tests/test_designer_notes.py", "tests/test_game_rulebooks.py", "tests/test_games.py",
-                      "tests/test_kings_guild.py", "tests/test_printing.py", "tests/test_rulebook.py",
-                      "tests/test_rulebook_pages.py", "tests/test_setup_figure.py")
+                      "tests/test_i18n.py", "tests/test_kings_guild.py", "tests/test_printing.py",
+                      "tests/test_rulebook.py", "tests/test_rulebook_pages.py", "tests/test_setup_figure.py",
+                      "tests/test_tts_table.py")
 
 
 @pytest.fixture(scope="session")
@@ -233,6 +278,37 @@ def pytest_xdist_make_scheduler(config, log):
             return _scope(nodeid)
 
     return SeedScopeScheduling(config, log)
+
+
+# --- reading PDFs back -------------------------------------------------------------------------
+
+@functools.cache
+def _poppler(argv: tuple[str, ...], files: tuple[tuple[int, int], ...]) -> str:
+    return subprocess.run(list(argv), capture_output=True, text=True, check=True).stdout
+
+
+def poppler(*argv: str | Path) -> str:
+    """The stdout of a poppler tool, `poppler("pdftotext", "-layout", pdf, "-")`, run once per
+    session for the same arguments and the same files (a Path argument is a file: its size and
+    modification time are part of the key, so a file built again is read again). The seed builds'
+    PDFs are read by many tests: each pdftotext or pdfinfo of one runs once per worker."""
+    files = tuple((a.stat().st_size, a.stat().st_mtime_ns) for a in argv if isinstance(a, Path))
+    return _poppler(tuple(str(a) for a in argv), files)
+
+
+@functools.cache
+def _pdf_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    from pypdf import PdfReader
+
+    return tuple(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
+
+
+def pdf_pages(pdf: Path) -> list[str]:
+    """Each page's text, whitespace collapsed, as pypdf reads it (pypdf breaks lines where the
+    layout did), once per session for the same file (its size and modification time in the key):
+    pypdf takes about 2 s of CPU on an 8-page rulebook, and the seed builds' rulebooks are read by
+    several tests and modules."""
+    return list(_pdf_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
 
 
 class CliResult:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT
-from pypdf import PdfReader
+from conftest import ROOT, pdf_pages
 
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
@@ -25,7 +24,7 @@ def _snapshot(root: Path, game: str, version: str):
 
 
 def _text(pdf: Path) -> str:
-    return " ".join(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
+    return " ".join(pdf_pages(pdf))
 
 
 def _body(text: str) -> str:

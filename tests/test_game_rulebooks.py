@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary
-from pypdf import PdfReader
+from conftest import ROOT, developer_vocabulary, pdf_pages
 
 from cardgen.buildtypes import PAPER_SIZES, RenderedSet
 from cardgen.cardstage import draw_cards
@@ -67,7 +66,7 @@ def books(seed_builds) -> dict[str, Book]:
     for game in GAMES:
         seed = seed_builds.get(game)
         snapshot, result, output = seed.snapshot, seed.result, seed.outputs["rulebook-a4.pdf"]
-        text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(output.path).pages)
+        text = " ".join(pdf_pages(output.path))
         html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
         out[game] = Book(snapshot, output.path, text, html, result.cards,
                          FaceStore(project.cache_dir / "svg"), output.warnings)
@@ -122,7 +121,7 @@ def test_short_rulebook_lists_its_sections_on_the_cover(books, game):
     cover = book.html[book.html.index('<section class="cover'):book.html.index("</section>")]
     assert cover.startswith('<section class="cover with-contents">') and 'class="contents cover-contents"' in cover
     assert book.html.count('<nav class="contents') == 1  # no contents page besides the cover's list
-    first = " ".join(PdfReader(book.pdf).pages[0].extract_text().split())
+    first = pdf_pages(book.pdf)[0]
     sections = re.findall(r'<h2 id="[^"]+">([^<]+)</h2>', book.html)
     assert len(sections) >= 5 and "Contents" in first and all(s in first for s in sections[:4]), (sections, first)
     common = (ROOT / "templates" / "common" / "rulebook.css").read_text()

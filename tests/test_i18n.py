@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
-from conftest import ROOT
+from conftest import ROOT, poppler
 
 from cardgen.data.project import load_project
 from cardgen.data.translator import Translator
@@ -19,45 +19,62 @@ from cardgen.data.versions import load_game, resolve
 
 
 def _pdf_text(path: Path) -> str:
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return poppler("pdftotext", "-layout", path, "-")
+
+
+class Dutch:
+    """The King's Blade 3.1 in Dutch and in English: two `cardgen build` runs (exit code, stdout,
+    stderr) and the PDFs a user gets, each read from the build that makes it (`pdf`)."""
+
+    def __init__(self, root: Path, runs: dict[str, tuple[int, str, str]], files: dict[tuple[str, str], Path]):
+        self.root, self.runs, self.files = root, runs, files  # root: the project copy both ran in
+
+    def pdf(self, lang: str, name: str) -> Path:
+        return self.files[(lang, name)]
 
 
 @pytest.fixture(scope="module")
-def dutch(tmp_path_factory):
-    """The King's Blade 3.1 built in Dutch and in English from one private copy of the project."""
+def dutch(seed_builds, tmp_path_factory) -> Dutch:
+    """`cardgen build --version 3.1 --lang nl --paper a4 --no-png` and `... --lang en --paper a4
+    --no-png --no-rulebook`, run in-process in one private copy of the project: their exit codes,
+    stdout and stderr (the text-fit report, the translation warnings), the Dutch A4 sheets,
+    rulebook and notes, and the English A4 sheets, in the build folders a user finds them. The
+    rest comes from the session's seed builds (the same data through the same pipeline, read by
+    tests/test_rulebook_pages.py and others too): the Dutch Letter rulebook and Letter sheets, the
+    English A4 rulebook and notes."""
+    import contextlib
+    import io
+
     from cardgen.cli import main
 
     root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("nl") / "project").root
     runs = {}
-    for lang in ("nl", "en"):
-        import contextlib
-        import io
-        import os
-
+    for lang, extra in (("nl", []), ("en", ["--no-rulebook"])):  # the English rulebook: the seed builds'
         out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(root)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    # Dutch on both papers: the Letter rulebook must lay out too
-                    paper = "both" if lang == "nl" else "a4"
-                    main(["build", "--version", "3.1", "--lang", lang, "--paper", paper, "--no-png"])
-                    code = 0
-                except SystemExit as exc:
-                    code = exc.code
-        finally:
-            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.MonkeyPatch.context() as patch:
+            patch.chdir(root)
+            try:
+                main(["build", "--version", "3.1", "--lang", lang, "--paper", "a4", "--no-png", *extra])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         runs[lang] = (code, out.getvalue(), err.getvalue())
-    return root, runs
+    built = root / "build" / "kings-blade" / "3.1"
+    files = {("nl", name): built / "nl" / name for name in ("sheets-a4-duplex.pdf", "rulebook-a4.pdf", "notes-a4.pdf")}
+    files[("en", "sheets-a4-duplex.pdf")] = built / "sheets-a4-duplex.pdf"
+    files[("nl", "rulebook-letter.pdf")] = seed_builds.get("kings-blade", "3.1", "nl").out / "rulebook-letter.pdf"
+    files[("nl", "sheets-letter-duplex.pdf")] = (seed_builds.sheets("kings-blade", "3.1", "nl", papers=("letter",)).out
+                                                 / "sheets-letter-duplex.pdf")
+    english = seed_builds.get("kings-blade", "3.1").out
+    files[("en", "rulebook-a4.pdf")], files[("en", "notes-a4.pdf")] = english / "rulebook-a4.pdf", english / "notes-a4.pdf"
+    return Dutch(root, runs, files)
 
 
 def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
-    root, runs = dutch
+    runs = dutch.runs
     code, out, err = runs["nl"]
     assert code == 0, err
-    sheets = root / "build" / "kings-blade" / "3.1" / "nl" / "sheets-a4-duplex.pdf"
+    sheets = dutch.pdf("nl", "sheets-a4-duplex.pdf")
     text = _pdf_text(sheets)
     # Arming Sword: {orcish: points 1}, {elvish: points 3} -> singular and plural of one message
     assert "Ridderzwaard" in text and "Smidsbalg" in text
@@ -69,14 +86,15 @@ def test_dutch_cards_print_translated_sentences_with_plurals(dutch):
     assert "dubbelzijdig afdrukken, omslaan langs de lange zijde" in text
     assert "Print at 100 %" not in text and "sheet 1/" not in text
     # the Dutch build went to its own folder, and the English one to the usual place
-    assert (root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf").is_file()
-    english = _pdf_text(root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf")
+    assert sheets == dutch.root / "build" / "kings-blade" / "3.1" / "nl" / "sheets-a4-duplex.pdf" and sheets.is_file()
+    assert (dutch.root / "build" / "kings-blade" / "3.1" / "sheets-a4-duplex.pdf").is_file()
+    english = _pdf_text(dutch.pdf("en", "sheets-a4-duplex.pdf"))
     assert "+1 sword point" in english and "+3 sword points" in english and "zwaardpunt" not in english
     assert "sheet 1/" in english and "vel 1/" not in english
 
 
 def test_dutch_build_has_every_string_translated_and_reports_text_fit(dutch):
-    _, runs = dutch
+    runs = dutch.runs
     code, out, err = runs["nl"]
     assert code == 0, err
     assert "no rulebook in" not in err
@@ -120,7 +138,7 @@ def test_dutch_text_runs_longer_than_english(dutch):
     """The report counts faces whose text shrank, per language: the longer Dutch sentences shrink
     at least as many (the Dutch backs' and long names once shrank too; their boxes now take two
     lines, and the point figures print at their size, so both count three long names)."""
-    _, runs = dutch
+    runs = dutch.runs
     assert _fit_count(runs["nl"][1]) >= _fit_count(runs["en"][1]) > 0
     assert "text fit (nl):" in runs["nl"][1] and "text fit (en):" in runs["en"][1]
 
@@ -253,20 +271,16 @@ def test_dutch_catalog_has_plural_forms_header():
 
 # --- The King's Blade's rulebook in Dutch -------------------------------------------------------
 
-def _rulebook_text(root: Path, lang: str, page: int | None = None) -> str:
+def _rulebook_text(dutch: Dutch, lang: str, page: int | None = None) -> str:
     """The A4 rulebook's text in reading order, whitespace collapsed (one page, or all)."""
-    folder = root / "build" / "kings-blade" / "3.1" / ("" if lang == "en" else lang)
     pages = ["-f", str(page), "-l", str(page)] if page else []
-    text = subprocess.run(["pdftotext", *pages, str(folder / "rulebook-a4.pdf"), "-"], capture_output=True,
-                          text=True, check=True).stdout
-    return " ".join(text.split())
+    return " ".join(poppler("pdftotext", *pages, dutch.pdf(lang, "rulebook-a4.pdf"), "-").split())
 
 
-def _pages(root: Path, lang: str) -> list[str]:
-    folder = root / "build" / "kings-blade" / "3.1" / ("" if lang == "en" else lang)
-    info = subprocess.run(["pdfinfo", str(folder / "rulebook-a4.pdf")], capture_output=True, text=True, check=True)
-    count = int(re.search(r"^Pages:\s+(\d+)$", info.stdout, re.M).group(1))
-    return [_rulebook_text(root, lang, n) for n in range(1, count + 1)]
+def _pages(dutch: Dutch, lang: str) -> list[str]:
+    info = poppler("pdfinfo", dutch.pdf(lang, "rulebook-a4.pdf"))
+    count = int(re.search(r"^Pages:\s+(\d+)$", info, re.M).group(1))
+    return [_rulebook_text(dutch, lang, n) for n in range(1, count + 1)]
 
 
 # Sentences of the English rulebook (template words, cardgen's words, data) and their Dutch; each
@@ -296,19 +310,16 @@ PHRASES = [
 
 
 def test_dutch_rulebook_is_built_for_both_papers(dutch):
-    root, _ = dutch
-    folder = root / "build" / "kings-blade" / "3.1" / "nl"
     for paper, pages in (("a4", 8), ("letter", 8)):  # Letter lost its near-empty 9th page (card-list thumbnails)
-        info = subprocess.run(["pdfinfo", str(folder / f"rulebook-{paper}.pdf")], capture_output=True, text=True,
-                              check=True).stdout
+        info = poppler("pdfinfo", dutch.pdf("nl", f"rulebook-{paper}.pdf"))
         assert re.search(rf"^Pages:\s+{pages}$", info, re.M), info
-        text = " ".join(_pdf_text(folder / f"rulebook-{paper}.pdf").split())
+        text = " ".join(_pdf_text(dutch.pdf("nl", f"rulebook-{paper}.pdf")).split())
         assert "Voorbereiding" in text and "Spelverloop" in text and "Set-up" not in text
 
 
 def _pdf_words(path: Path) -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
     """Every page's size and words with their boxes (x0, y0, x1, y1 in points, y down), as pdftotext reads them."""
-    html = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    html = poppler("pdftotext", "-bbox", path, "-")
     word = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
     pages = []
     for page in html.split("<page ")[1:]:
@@ -325,8 +336,7 @@ def test_dutch_sheets_print_their_instructions_across_the_page(dutch, paper):
     the print-at-100 % notice are longer than the English; they once ran up the left margin of
     every front. Every word of every sheet reads across the page, and each page's footer stands
     in the band below or above the cards."""
-    root, _ = dutch
-    pages = _pdf_words(root / "build" / "kings-blade" / "3.1" / "nl" / f"sheets-{paper}-duplex.pdf")
+    pages = _pdf_words(dutch.pdf("nl", f"sheets-{paper}-duplex.pdf"))
     assert len(pages) >= 20
     for n, (_, height, words) in enumerate(pages, 1):
         upright = [w[4] for w in words if len(w[4]) > 3 and (w[3] - w[1]) > 1.5 * (w[2] - w[0])]
@@ -341,8 +351,7 @@ def test_dutch_sheets_print_their_instructions_across_the_page(dutch, paper):
 
 
 def test_dutch_rulebook_section_titles_and_contents(dutch):
-    root, _ = dutch
-    pages = _pages(root, "nl")
+    pages = _pages(dutch, "nl")
     titles = ["Inleiding", "Doel van het spel", "Spelmateriaal", "Voorbereiding", "Kaartuitleg", "Symbolen", "Metalen",
               "Overlopen", "Spelverloop", "1. Smidsefase", "2. Actiefase", "Einde van het spel", "Voorbeelden",
               "Kaartenoverzicht"]
@@ -360,10 +369,9 @@ def test_dutch_rulebook_section_titles_and_contents(dutch):
 
 
 def test_dutch_rulebook_prints_the_datas_numbers_in_dutch_sentences(dutch):
-    root, _ = dutch
-    project = load_project(root)
+    project = load_project(dutch.root)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
-    text = _rulebook_text(root, "nl")
+    text = _rulebook_text(dutch, "nl")
     hand, face_up, start = (snapshot.rules[k] for k in ("hand_limit", "market_face_up", "starting_hand"))
     assert f"Je mag maximaal {hand} metalen in je voorraad hebben." in text
     assert f"Met een volle hand ({hand} metalen) valt er niets te nemen." in text
@@ -380,12 +388,11 @@ def test_dutch_rulebook_prints_the_datas_numbers_in_dutch_sentences(dutch):
 def test_dutch_card_nouns_are_the_translators_whole_words(dutch):
     """A card type's `plural` (game.yml) is its own message: Dutch joins it into one word, with the
     linking s after -ing ('verbeteringskaarten'), which gluing the label onto 'kaarten' could not."""
-    root, _ = dutch
-    project = load_project(root)
+    project = load_project(dutch.root)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
     counts = {t: sum(c.count for c in snapshot.cards_of_type(t)) for t in ("blade", "hilt", "upgrade", "metal",
                                                                              "forge-token")}
-    nl, en = _rulebook_text(root, "nl"), _rulebook_text(root, "en")
+    nl, en = _rulebook_text(dutch, "nl"), _rulebook_text(dutch, "en")
     for word, type_id in (("Klingkaarten", "blade"), ("Gevestkaarten", "hilt"), ("Verbeteringskaarten", "upgrade"),
                           ("Metaalkaarten", "metal"), ("Smidsfiches", "forge-token")):
         assert f"{word} ({counts[type_id]})" in nl  # the card list's heading
@@ -396,9 +403,8 @@ def test_dutch_card_nouns_are_the_translators_whole_words(dutch):
 
 @pytest.mark.parametrize("english, dutch_text", PHRASES)
 def test_dutch_rulebook_has_no_english_left_and_english_is_unchanged(dutch, english, dutch_text):
-    root, runs = dutch
-    assert runs["en"][0] == 0, runs["en"][2]
-    nl, en = _rulebook_text(root, "nl"), _rulebook_text(root, "en")
+    assert dutch.runs["en"][0] == 0, dutch.runs["en"][2]
+    nl, en = _rulebook_text(dutch, "nl"), _rulebook_text(dutch, "en")
     assert dutch_text in nl and english not in nl
     assert english in en and dutch_text not in en
 
@@ -432,16 +438,13 @@ NOTES_HEADINGS = [  # (English, Dutch): cardgen's own words in templates/common/
 
 def test_dutch_designers_notes_speak_dutch(dutch):
     """The notes' own words come from cardgen's rulebook catalog; the old version's title is localised too."""
-    root, _ = dutch
-    folder = root / "build" / "kings-blade" / "3.1"
-    nl = " ".join(_pdf_text(folder / "nl" / "notes-a4.pdf").split())
-    en = " ".join(_pdf_text(folder / "notes-a4.pdf").split())
+    nl = " ".join(_pdf_text(dutch.pdf("nl", "notes-a4.pdf")).split())
+    en = " ".join(_pdf_text(dutch.pdf("en", "notes-a4.pdf")).split())
     for english, dutch_words in NOTES_HEADINGS:
         assert dutch_words in nl and english not in nl, english
         assert english in en and dutch_words not in en, english
     assert re.search(r"Klingen \d+ kaarten", nl) and re.search(r"Blades \d+ cards", en)  # ngettext, not noun + "s"
-    titles = [subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
-              for path in (folder / "nl" / "notes-a4.pdf", folder / "notes-a4.pdf")]
+    titles = [poppler("pdfinfo", dutch.pdf(lang, "notes-a4.pdf")) for lang in ("nl", "en")]
     assert "Title:           Het Zwaard van de Koning: notities van de ontwerper, Versie 3.1" in titles[0]
     assert "Title:           The King's Blade: designer's notes, Version 3.1" in titles[1]
 
@@ -449,14 +452,13 @@ def test_dutch_designers_notes_speak_dutch(dutch):
 def test_dutch_designers_notes_ask_the_open_questions_in_dutch(dutch):
     """Issue 22: the questions the design leaves open (each rule's `open_question`, game.yml) are
     printed in the designer's notes; the Dutch notes once asked them in English."""
-    root, _ = dutch
+    root = dutch.root
     project = load_project(root)
     game = load_game(project, "kings-blade")
     questions = {key: spec.open_question for key, spec in game.rule_specs.items() if spec.open_question}
     assert len(questions) >= 6
-    folder = root / "build" / "kings-blade" / "3.1"
-    nl = " ".join(_pdf_text(folder / "nl" / "notes-a4.pdf").split())
-    en = " ".join(_pdf_text(folder / "notes-a4.pdf").split())
+    nl = " ".join(_pdf_text(dutch.pdf("nl", "notes-a4.pdf")).split())
+    en = " ".join(_pdf_text(dutch.pdf("en", "notes-a4.pdf")).split())
     catalog = read_po((root / "card_data" / "kings-blade" / "locale" / "nl" / "rulebook.po").open("rb"))
     for key, question in questions.items():
         assert question in en, key

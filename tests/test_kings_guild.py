@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, developer_vocabulary
+from conftest import ROOT, developer_vocabulary, poppler
 from pypdf import PdfReader
 
-from cardgen.cardstage import draw_cards
+from cardgen.buildtypes import PAPER_NAMES
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
@@ -30,13 +29,12 @@ def _snapshot(root=ROOT):
 
 def _text(path: Path) -> str:
     """The PDF's text as a reader sees it, words hyphenated at a line end joined again."""
-    raw = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    raw = poppler("pdftotext", path, "-")
     return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
 
 
 def _text_of_page(path: Path, index: int) -> str:
-    raw = subprocess.run(["pdftotext", "-f", str(index + 1), "-l", str(index + 1), str(path), "-"],
-                         capture_output=True, text=True, check=True).stdout
+    raw = poppler("pdftotext", "-f", str(index + 1), "-l", str(index + 1), path, "-")
     return " ".join(re.sub(r"(\w)-\n(\w)", r"\1\2", raw).split())
 
 
@@ -172,13 +170,16 @@ def test_precious_resource_without_its_room(cli, project_copy):
 @pytest.fixture(scope="module")
 def built(seed_builds):
     """The King's Guild in Italian and in English: {lang: (snapshot, sheets build, its folder,
-    the rulebook's build)}, the session's seed builds: sheets on both papers (no PNGs, no
-    rulebook; tests/test_printing.py reads the English ones too) and the documents (its
-    designer's notes are tested in tests/test_designer_notes.py)."""
+    the rulebook's build)}, the session's seed builds: sheets (no PNGs, no rulebook; only the A4
+    ones are read here: the Italian are built on A4 alone, the English on both papers, which
+    tests/test_printing.py reads) and the documents (its designer's notes are tested in
+    tests/test_designer_notes.py)."""
     results = {}
     for lang in ("it", "en"):
         source = None if lang == "it" else lang  # the game's own language
-        sheets, documents = seed_builds.sheets("kings-guild", None, source), seed_builds.get("kings-guild", None, source)
+        papers = ("a4",) if source is None else PAPER_NAMES
+        sheets = seed_builds.sheets("kings-guild", None, source, papers=papers)
+        documents = seed_builds.get("kings-guild", None, source)
         assert sheets.snapshot.language == documents.snapshot.language == lang
         results[lang] = (sheets.snapshot, sheets.result, sheets.out, documents.result)
     return results
@@ -337,15 +338,15 @@ def test_i18n_status_of_the_kings_guild(cli):
 
 
 @pytest.fixture(scope="module")
-def tts(tmp_path_factory):
-    """`cardgen export tts --game kings-guild --lang en` into a private folder."""
+def tts(seed_builds, tmp_path_factory):
+    """`cardgen export tts --game kings-guild --lang en` into a private folder, from the English
+    cards as the session's seed builds drew them (the export's own card stage draws the same)."""
     from cardgen.export.tts import export_tts, write_objects
 
-    project = load_project(ROOT)
-    _, snapshot = _snapshot()
-    english = localise(snapshot, "en")
+    seed = seed_builds.drawn("kings-guild", None, "en")
+    english = seed.snapshot
     out = tmp_path_factory.mktemp("kg-tts")
-    objects = export_tts(project, english, draw_cards(project, english, checks=False).faces(), out)
+    objects = export_tts(seed_builds.project, english, seed.result.cards, out)
     write_objects(objects, english, out, lambda name: f"https://example.org/kg/{name}")
     return out, {p.name: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")}
 
@@ -461,7 +462,7 @@ DIAGRAMS = {
 
 def _words(path: Path) -> list[tuple[int, float, float, float, str]]:
     """(page, x0, y0, x1, word) of every word of the PDF, as pdftotext -bbox reads them."""
-    raw = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    raw = poppler("pdftotext", "-bbox", path, "-")
     out, page = [], 0
     for line in raw.splitlines():
         if "<page " in line:

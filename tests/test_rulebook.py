@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary
+from conftest import ROOT, developer_vocabulary, pdf_pages
 from PIL import Image
-from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
 from cardgen.cache import Manifest
@@ -44,8 +43,8 @@ def _rulebook(root: Path, version: str, out: Path, papers=("a4",)):
 
 
 def _text(pdf: Path) -> list[str]:
-    """Each page's text, whitespace collapsed (pypdf breaks lines where the layout did)."""
-    return [" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages]
+    """Each page's text, whitespace collapsed (`conftest.pdf_pages`: pypdf, once a file)."""
+    return pdf_pages(pdf)
 
 
 def _rules_text(pages: list[str]) -> str:

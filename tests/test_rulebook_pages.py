@@ -7,6 +7,7 @@ compared with the rulebook's headings; the booklet's sides are read for blank ha
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -20,7 +21,7 @@ import pytest
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import ROOT, SeedBuilds  # noqa: E402
+from conftest import ROOT, SeedBuilds, poppler  # noqa: E402
 
 from cardgen.buildtypes import PAPER_SIZES  # noqa: E402
 from cardgen.rulebook import rulebook_html  # noqa: E402
@@ -69,15 +70,18 @@ def page_fills(pdf: Path, paper_height_mm: float) -> list[float]:
 
 
 def last_lines(pdf: Path, pages: int, paper_width_mm: float, paper_height_mm: float) -> list[str]:
-    """Each page's last line of text above the bottom margin (the running footer is not read)."""
+    """Each page's last line of text above the bottom margin (the running footer is not read):
+    one pdftotext of the whole document, cropped on every page alike, its pages split at the
+    form feeds it ends each with."""
     pt = 72 / 25.4
+    text = poppler("pdftotext", "-layout", "-f", "1", "-l", str(pages), "-x", "0", "-y", "0",
+                   "-W", str(int(paper_width_mm * pt)), "-H", str(int((paper_height_mm - MARGIN_BOTTOM_MM) * pt)),
+                   pdf, "-")
+    sides = text.split("\f")
+    assert len(sides) == pages + 1 and sides[-1] == "", (pdf, len(sides))  # a form feed ends every page
     lines = []
-    for n in range(1, pages + 1):
-        text = subprocess.run(["pdftotext", "-layout", "-f", str(n), "-l", str(n), "-x", "0", "-y", "0",
-                               "-W", str(int(paper_width_mm * pt)),
-                               "-H", str(int((paper_height_mm - MARGIN_BOTTOM_MM) * pt)), str(pdf), "-"],
-                              capture_output=True, text=True, check=True).stdout
-        rows = [row.strip() for row in text.splitlines() if row.strip()]
+    for page in sides[:-1]:
+        rows = [row.strip() for row in page.splitlines() if row.strip()]
         lines.append(rows[-1] if rows else "")
     return lines
 
@@ -162,6 +166,7 @@ def test_no_heading_at_the_foot_of_a_page(shelf, book, paper):
     assert not feet, f"headings ending a page (page: heading): {feet}"
 
 
+@functools.cache  # two tests read the King's Blade's booklets: rasterised once (seed builds are read only)
 def sheet_halves_inked(pdf: Path) -> list[tuple[bool, bool]]:
     """For each imposed sheet side, whether its left and its right half hold any ink."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -200,10 +205,8 @@ def test_the_booklet_has_no_blank_side_and_ends_with_its_back_cover(shelf, book,
              for n, (left, right) in enumerate(halves, start=1) if not (left and right)]
     assert not blank, f"blank booklet pages: {blank}"
     # the outer sheet's front: the back cover on the left (the last page), the cover on the right
-    width = float(subprocess.run(["pdfinfo", str(booklet)], capture_output=True, text=True, check=True)
-                  .stdout.split("Page size:")[1].split()[0])
-    back = subprocess.run(["pdftotext", "-f", "1", "-l", "1", "-W", str(int(width / 2)), "-H", "2000",
-                           str(booklet), "-"], capture_output=True, text=True, check=True).stdout
+    width = float(poppler("pdfinfo", booklet).split("Page size:")[1].split()[0])
+    back = poppler("pdftotext", "-f", "1", "-l", "1", "-W", str(int(width / 2)), "-H", "2000", booklet, "-")
     name = " ".join(shelf.name(book).split())
     assert name.lower() in " ".join(back.split()).lower()
 
@@ -214,11 +217,10 @@ def booklet_page_text(booklet: Path, page: int, pages: int) -> str:
 
     side, half = next((n, half) for n, s in enumerate(saddle_stitch(pages), start=1)
                       for half, number in enumerate((s.left, s.right)) if number == page)
-    size = subprocess.run(["pdfinfo", str(booklet)], capture_output=True, text=True, check=True).stdout
+    size = poppler("pdfinfo", booklet)
     width, height = (float(v) for v in size.split("Page size:")[1].split()[0:3:2])
-    return subprocess.run(["pdftotext", "-f", str(side), "-l", str(side), "-x", str(int(half * width / 2)), "-y", "0",
-                           "-W", str(int(width / 2)), "-H", str(int(height) + 1), str(booklet), "-"],
-                          capture_output=True, text=True, check=True).stdout
+    return poppler("pdftotext", "-f", str(side), "-l", str(side), "-x", str(int(half * width / 2)), "-y", "0",
+                   "-W", str(int(width / 2)), "-H", str(int(height) + 1), booklet, "-")
 
 
 @pytest.mark.parametrize("lang, aid", [(None, ("Turn order", "End of the game")),

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, pdf_pages
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES
@@ -139,7 +139,7 @@ def test_the_pdf_shows_the_set_up(seed_builds):
     pictures in the PDF (not placeholders)."""
     seed = seed_builds.get("kings-blade")
     snapshot, output = seed.snapshot, seed.outputs["rulebook-a4.pdf"]
-    pages = [" ".join(p.extract_text().split()) for p in PdfReader(output.path).pages]
+    pages = pdf_pages(output.path)
     [page] = [n for n, text in enumerate(pages) if "The set-up for 4 players." in text]
     assert all(f"Player {n}" in pages[page] for n in (1, 2, 3, 4))
     reader = PdfReader(output.path)

@@ -24,7 +24,6 @@ from cardgen.export.topview import footprints, in_hand, overlaps, render_png
 from cardgen.export.tts import export_stem, plan_objects
 from cardgen.export.ttspieces import plan_pieces
 from cardgen.export.ttstable import export_table, saves_dir, table_file, write_table_images
-from cardgen.i18n.localise import localise
 from cardgen.render.workers import drawing_workers
 
 # every seed game in every language it has: (game, version, language)
@@ -34,18 +33,22 @@ EDITIONS = [("kings-blade", "3.1", "en"), ("kings-blade", "3.1", "nl"), ("kings-
 
 
 @pytest.fixture(scope="module")
-def tables(tmp_path_factory):
-    """Every edition's table at every player count it allows (images rendered once per edition)."""
-    project = load_project(ROOT)
+def tables(seed_builds, tmp_path_factory):
+    """Every edition's table at every player count it allows (images rendered once per edition),
+    from each edition's cards as the session's seed builds drew them (`SeedBuilds.drawn`: the
+    card stage `export tts --table` runs draws the same faces)."""
+    project = seed_builds.project
     made = {}
     # one pool for every edition's images (a command's pool, as `export tts` passes its own): the
     # worker processes are started once, not once an edition
     with drawing_workers(project, None) as pool:
         for game, version, lang in EDITIONS:
-            snapshot = localise(resolve(project, load_game(project, game), version), lang)
+            own = load_game(project, game).file.language  # the seed builds name a game's own language None
+            seed = seed_builds.drawn(game, version, None if lang == own else lang)
+            snapshot, rendered = seed.snapshot, seed.result.cards
+            assert snapshot.language == lang
             out = tmp_path_factory.mktemp(f"{game}-{lang}")
             players = snapshot.game.file.players
-            rendered = draw_cards(project, snapshot, checks=False).faces()
             # the images are the same at every player count: written once, as `export tts --table` does
             # (export_table writing its own images is tested below, determinism and a new project)
             images = write_table_images(project, snapshot, rendered, out, workers=pool)
