@@ -8,6 +8,47 @@ import re
 import pytest
 from conftest import ROOT
 
+import cardgen.commands.validate as validate_command
+import cardgen.rulebook.check as rulebook_check
+
+
+@pytest.fixture(scope="module", autouse=True)
+def seed_versions_checked_once():
+    """`cardgen validate` of a version of the seed project (ROOT, which no test here edits) draws
+    and checks it once in this module: the text and JSON reports of 1, 2, 3 and 3.1, and of the
+    names v1 and V3, are about 10 validates of 4 versions. Each test still runs the command on its
+    version (the name resolved, the report written, the exit code); the card stage's result
+    (`draw_cards`) and the findings (`build_findings`) of a version already checked are reused.
+    A copy of the project (`project_copy`, edited by a test) is checked afresh every time."""
+    drawn: dict[tuple[str, str, str], object] = {}
+    found: dict[tuple[str, str, str], list] = {}
+    draw, findings = validate_command.draw_cards, rulebook_check.build_findings
+
+    def key(project, snapshot) -> tuple[str, str, str] | None:
+        seed = project.root.resolve() == ROOT
+        return (snapshot.game.id, snapshot.version, snapshot.language) if seed else None
+
+    def draw_once(project, snapshot, *args, **kwargs):
+        k = key(project, snapshot)
+        if k is None or args or kwargs:
+            return draw(project, snapshot, *args, **kwargs)
+        if k not in drawn:
+            drawn[k] = draw(project, snapshot)
+        return drawn[k]
+
+    def findings_once(project, snapshot, cards):
+        k = key(project, snapshot)
+        if k is None or drawn.get(k) is not cards:
+            return findings(project, snapshot, cards)
+        if k not in found:
+            found[k] = findings(project, snapshot, cards)
+        return list(found[k])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(validate_command, "draw_cards", draw_once)
+        patch.setattr(rulebook_check, "build_findings", findings_once)
+        yield
+
 
 @pytest.mark.parametrize("version", ["1", "2", "3", "3.1", "v1", "V3"])
 def test_every_version_validates(cli, version):
