@@ -145,7 +145,7 @@ def test_a_game_without_a_simulation_cannot_be_balanced(cli, project_copy, count
 
 
 def test_an_unreachable_scheduler_is_one_line(cli, project_copy, monkeypatch):
-    monkeypatch.setattr(play, "CONNECT_TIMEOUT", 2)
+    monkeypatch.setattr(play, "CONNECT_TIMEOUT", 0.5)  # nothing listens there: no need to wait longer
     result = cli("balance", *SMALL, "--scheduler", "tcp://127.0.0.1:9", cwd=project_copy)
     assert result.code == 2
     lines = result.err.strip().splitlines()

@@ -11,7 +11,6 @@ from conftest import ROOT
 from weasyprint.layout import block
 
 from cardgen.buildtypes import PAPER_SIZES
-from cardgen.builtin import BUILTIN_DIR, FONTS_DIR, ICONS_DIR, TEMPLATES_DIR
 from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
@@ -19,7 +18,7 @@ from cardgen.errors import BuildError
 from cardgen.i18n.localise import localise
 from cardgen.rulebook import columns, rulebook_html, write_rulebook_pdf
 from cardgen.rulebook.document import RulebookDocument
-from cardgen.rulebook.fetch import ProjectFetcher
+from cardgen.rulebook.layout import Places, project_fetcher, render
 from cardgen.rulebook.notes import notes_document
 from cardgen.rulebook.stage import has_rulebook_words, rulebook_document
 
@@ -47,31 +46,68 @@ def _counting(monkeypatch) -> list[int]:
     return laid_out
 
 
-def test_the_rulebook_balances_its_columns_from_a_few_layouts(rulebook_31, monkeypatch):
-    """Each block's columns from the places its content may break (one layout of it in one
-    piece), laid out once at the shortest height: 3.1's A4 rulebook takes about 40 column
-    layouts where weasyprint balancing on its own takes over 500."""
-    project, doc = rulebook_31
-    laid_out = _counting(monkeypatch)
-    with monkeypatch.context() as m:
-        m.setenv(columns.SWITCH, "off")  # weasyprint balancing on its own
-        stock = write_rulebook_pdf(project, doc)
-    stock_layouts, laid_out[0] = laid_out[0], 0
-    monkeypatch.setattr(columns, "stats", [])
-    fewer = write_rulebook_pdf(project, doc)
-    assert (stock.columns, fewer.columns) == ("CARDGEN_COLUMN_MEMO=off", None)
-    assert fewer.pages == stock.pages == 8
-    assert _pdf_words(fewer.data) == _pdf_words(stock.data)  # the seed documents' promise, against weasyprint alone
-    assert len(columns.stats) == 13 and all(columns.stats)  # every block balanced from its breaks
-    assert stock_layouts > 450 and laid_out[0] < 0.15 * stock_layouts
-    assert block.block_box_layout is not columns._block_box_layout  # weasyprint's own again afterwards
-    # weasyprint's search shortened by the memo alone gives weasyprint's bytes, every answer from
-    # memory laid out again and compared (the seed documents' promise compares against it)
-    with monkeypatch.context() as m:
-        m.setattr(columns, "from_breaks", False)
-        m.setattr(columns, "checks", [])
-        memo = write_rulebook_pdf(project, doc)
-        assert memo.data == stock.data and columns.checks and all(columns.checks)
+FLOATS = "".join(f'<div style="float: left; width: 20mm; height: {8 + i % 5}mm"></div><p>{"Word " * (9 * i)}</p>'
+                 for i in range(1, 14))
+FOOTNOTES = "".join(f'<p>{"Word " * (9 * i)}<span style="float: footnote">Note {i}.</span></p>' for i in range(1, 14))
+
+
+class TestTheKingsBlade31Rulebook:
+    """The tests of The King's Blade 3.1's A4 rulebook (`rulebook_31`, drawn and filled once):
+    one class, so that the test suite's workers take them as one unit, the module's longest
+    (tests/conftest.py, CLASS_SCOPED_MODULES)."""
+
+    def test_the_rulebook_balances_its_columns_from_a_few_layouts(self, rulebook_31, monkeypatch):
+        """Each block's columns from the places its content may break (one layout of it in one
+        piece), laid out once at the shortest height: 3.1's A4 rulebook takes about 40 column
+        layouts where weasyprint balancing on its own takes over 500."""
+        project, doc = rulebook_31
+        laid_out = _counting(monkeypatch)
+        with monkeypatch.context() as m:
+            m.setenv(columns.SWITCH, "off")  # weasyprint balancing on its own
+            stock = write_rulebook_pdf(project, doc)
+        stock_layouts, laid_out[0] = laid_out[0], 0
+        monkeypatch.setattr(columns, "stats", [])
+        fewer = write_rulebook_pdf(project, doc)
+        assert (stock.columns, fewer.columns) == ("CARDGEN_COLUMN_MEMO=off", None)
+        assert fewer.pages == stock.pages == 8
+        assert _pdf_words(fewer.data) == _pdf_words(stock.data)  # the seed documents' promise, against weasyprint alone
+        assert len(columns.stats) == 13 and all(columns.stats)  # every block balanced from its breaks
+        assert stock_layouts > 450 and laid_out[0] < 0.15 * stock_layouts
+        assert block.block_box_layout is not columns._block_box_layout  # weasyprint's own again afterwards
+        # weasyprint's search shortened by the memo alone gives weasyprint's bytes, every answer from
+        # memory laid out again and compared (the seed documents' promise compares against it)
+        with monkeypatch.context() as m:
+            m.setattr(columns, "from_breaks", False)
+            m.setattr(columns, "checks", [])
+            memo = write_rulebook_pdf(project, doc)
+            assert memo.data == stock.data and columns.checks and all(columns.checks)
+
+    @pytest.mark.parametrize("markup, left_to_the_memo", [(FLOATS, True), (FOOTNOTES, False)], ids=["floats", "footnotes"])
+    def test_out_of_flow_boxes_in_columns_give_weasyprints_pages(self, rulebook_31, monkeypatch, markup, left_to_the_memo):
+        """A block whose content places floats or footnotes is not balanced from its breaks but by
+        weasyprint's search: a column's floats end with its layout, so the memo shortens that search;
+        footnotes stay placed for the next column's layout to see, so weasyprint searches alone."""
+        project, doc = rulebook_31
+        body = doc.html.index("<body")
+        odd = RulebookDocument(doc.template_path, doc.html[:body] + f'<body><section class="cols">{markup}</section></body></html>',
+                               doc.base_url)
+        monkeypatch.setattr(columns, "checks", [])
+        monkeypatch.setattr(columns, "stats", [])
+        blocks, remembered = [], columns._Block
+        monkeypatch.setattr(columns, "_Block", lambda: blocks.append(remembered()) or blocks[-1])
+        fewer = write_rulebook_pdf(project, odd)
+        with monkeypatch.context() as m:
+            m.setenv(columns.SWITCH, "off")
+            stock = write_rulebook_pdf(project, odd)
+        assert fewer.data == stock.data and all(columns.checks)
+        assert columns.stats and not any(columns.stats)  # each piece of the block left to weasyprint
+        assert all(b.plain for b in blocks) == left_to_the_memo
+
+    def test_a_switch_neither_on_nor_off_is_one_error_line(self, rulebook_31, monkeypatch):
+        project, doc = rulebook_31
+        monkeypatch.setenv(columns.SWITCH, "fast")
+        with pytest.raises(BuildError, match="^CARDGEN_COLUMN_MEMO must be 'on' or 'off', not 'fast'$"):
+            write_rulebook_pdf(project, doc)
 
 
 # Every seed game in every language its rulebook is written in (test_the_seed_list_is_complete
@@ -122,13 +158,15 @@ def test_every_seed_document_and_paper_is_checked():
             assert {p for g, _, d, p in checked if (g, d) == (game, document)} == set(PAPERS)
 
 
-def _seed_documents_keep_the_promise(game_id: str, language: str) -> None:
+def _seed_documents_keep_the_promise(game_id: str, language: str, against_pdftotext: bool = False) -> None:
     """Not always weasyprint's bytes: weasyprint grows a block's columns in steps that may pass
     the shortest height at which they hold it, and cardgen lays the block out at that height.
     The promise, for the rulebook and the designer's notes of every seed game (its default
     version) in each language (each on the paper `_papers` gives it): the same text in the same
     order as weasyprint's own balancing gives, on the same pages or fewer, every column block
-    balanced."""
+    balanced. Built: the seed's cards drawn and its two documents' HTML filled in this process,
+    each laid out twice (no PDF written: the text is read from the laid-out pages, `drawn_words`);
+    `against_pdftotext` also writes our layouts' PDFs and holds `drawn_words` to pdftotext's."""
     project = load_project(ROOT)
     snapshot = resolve(project, load_game(project, game_id))
     if language != snapshot.language:
@@ -149,7 +187,10 @@ def _seed_documents_keep_the_promise(game_id: str, language: str) -> None:
             # memo's answer checks hold the memo to weasyprint's bytes)
             m.setattr(columns, "from_breaks", False)
             theirs = _laid_out(project, doc)
-        assert _words(ours) == _words(theirs), where
+        words = drawn_words(ours)
+        assert words == drawn_words(theirs), where
+        if against_pdftotext:
+            assert_runs_of(words, _pdf_words(ours.write_pdf()), where)
         assert len(ours.pages) <= len(theirs.pages), where
         for page, heights, tallest in column_blocks(ours):
             assert max(heights) - min(heights) <= tallest + 0.01, (where, page, heights, tallest)
@@ -161,37 +202,124 @@ class _SeedDocuments:
     """One class a seed game and language: the test suite's workers take one class each
     (tests/conftest.py, CLASS_SCOPED_MODULES)."""
     seed: tuple[str, str]
+    against_pdftotext = False
 
     def test_weasyprints_text_on_as_few_pages_and_balanced_columns(self):
-        _seed_documents_keep_the_promise(*self.seed)
+        _seed_documents_keep_the_promise(*self.seed, against_pdftotext=self.against_pdftotext)
 
 
+# The seed whose documents also hold drawn_words to pdftotext -raw: its rulebook has figures
+# whose labels are SVG text, and its notes the contents list and change logs.
+AGAINST_PDFTOTEXT = ("kings-guild", "en")
 for _game, _language in SEEDS:
     _name = f"TestSeed_{_game}_{_language}".replace("-", "_")
-    globals()[_name] = type(_name, (_SeedDocuments,), {"seed": (_game, _language)})
+    globals()[_name] = type(_name, (_SeedDocuments,), {"seed": (_game, _language),
+                                                       "against_pdftotext": (_game, _language) == AGAINST_PDFTOTEXT})
 
 
 def _laid_out(project, doc):
-    """weasyprint's document, laid out as write_rulebook_pdf lays it out."""
-    import weasyprint
-    from weasyprint.text.fonts import FontConfiguration
-
-    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR, FONTS_DIR,
-                              TEMPLATES_DIR, ICONS_DIR])
-    with columns.fewer_layouts():
-        return weasyprint.HTML(string=doc.html, base_url=doc.base_url, url_fetcher=fetcher).render(
-            font_config=FontConfiguration())
-
-
-def _words(document) -> list[str]:
-    """The PDF's words in the order they are drawn (pdftotext -raw): a column block's columns
-    one after the other."""
-    return _pdf_words(document.write_pdf())
+    """weasyprint's document, laid out as write_rulebook_pdf lays it out (layout.render), unwritten."""
+    return render(doc, project_fetcher(Places.of(project)))[0]
 
 
 def _pdf_words(pdf: bytes) -> list[str]:
+    """The PDF's words in the order they are drawn (pdftotext -raw): a column block's columns
+    one after the other."""
     return subprocess.run(["pdftotext", "-raw", "-", "-"], input=pdf, capture_output=True,
                           check=True).stdout.decode().split()
+
+
+class _Nowhere:
+    """A drawing stream that takes every call and draws nothing."""
+
+    def __getattr__(self, name):
+        return self
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __iter__(self):
+        return iter(())
+
+
+_NOT_DRAWN = ("draw_background", "draw_border", "set_mask_border", "draw_outline", "draw_table")
+
+
+def drawn_words(document) -> list[str]:
+    """The laid-out document's words in the order weasyprint draws them, without writing the PDF
+    (drawing it is most of write_pdf's time): weasyprint's own drawing walk over each page
+    (`weasyprint.draw.draw_page`: stacking contexts, floats, blocks and lines in its order), with
+    each text box's text taken where it would be drawn (the boxes of a line that touch, joined as
+    one run of text), each SVG picture's text in its document order, and nothing drawn. What
+    pdftotext -raw reads from the written PDF, except that pdftotext sometimes runs neighbouring
+    words together: its words are runs of these (`assert_runs_of`) on all 28 seed documents (every
+    seed's rulebook and notes on both papers, checked once when this was written), and on
+    AGAINST_PDFTOTEXT's two in every run."""
+    from weasyprint import draw
+
+    runs: list[tuple[str, float, float, float] | None] = []  # text, left, right, baseline; None: not joined
+
+    def text(stream, box, offset_x, text_overflow, block_ellipsis="none"):
+        # what draw_text and draw_first_line leave out, left out
+        if box.style["visibility"] == "visible" and box.text.strip() and box.style["font_size"] >= 1e-6:
+            runs.append((box.text, box.position_x, box.position_x + box.width, box.position_y + box.baseline))
+
+    def picture(stream, box):
+        if box.style["visibility"] == "visible" and box.width and box.height:
+            svg = getattr(box.replacement, "_svg", None)
+            for piece in _svg_texts(svg.tree) if svg is not None else ():
+                runs.extend((None, (piece, 0.0, 0.0, 0.0)))
+            runs.append(None)
+
+    kept = {name: getattr(draw, name) for name in ("draw_text", "draw_replacedbox") + _NOT_DRAWN}
+    try:
+        draw.draw_text, draw.draw_replacedbox = text, picture
+        for name in _NOT_DRAWN:
+            setattr(draw, name, lambda *args, **kwargs: None)
+        for page in document.pages:
+            draw.draw_page(page._page_box, _Nowhere())
+            runs.append(None)
+    finally:
+        for name, function in kept.items():
+            setattr(draw, name, function)
+    words: list[str] = []
+    last = None
+    for run in runs:
+        if run is not None:
+            split = run[0].split()
+            if (last is not None and split and words and abs(run[3] - last[3]) < 0.5 and abs(run[1] - last[2]) < 0.5
+                    and not last[0][-1].isspace() and not run[0][0].isspace()):  # one word over two boxes
+                words[-1] += split.pop(0)
+            words += split
+        last = run
+    return words
+
+
+def _svg_texts(node):
+    """The text of an SVG picture's text elements, in the order weasyprint draws them."""
+    if node.tag == "defs":
+        return
+    if node.tag in ("text", "tspan", "textPath") and node.text:
+        yield node.text
+    for child in node:
+        yield from _svg_texts(child)
+
+
+def assert_runs_of(words: list[str], pdf_words: list[str], where: str) -> None:
+    """pdftotext's words are `words` with some neighbours run together (where it saw no space)."""
+    assert "".join(pdf_words) == "".join(words), where
+    i = 0
+    for pdf_word in pdf_words:
+        run = ""
+        while len(run) < len(pdf_word) and i < len(words):
+            run, i = run + words[i], i + 1
+        assert run == pdf_word, (where, pdf_word, run, i)
 
 
 def column_blocks(document) -> list[tuple[int, list[float], float]]:
@@ -220,33 +348,6 @@ def column_blocks(document) -> list[tuple[int, list[float], float]]:
             tallest = max([tallest] + [entry.margin_height() for entry in entries])
         blocks.append((number, heights, tallest))
     return blocks
-
-
-FLOATS = "".join(f'<div style="float: left; width: 20mm; height: {8 + i % 5}mm"></div><p>{"Word " * (9 * i)}</p>'
-                 for i in range(1, 14))
-FOOTNOTES = "".join(f'<p>{"Word " * (9 * i)}<span style="float: footnote">Note {i}.</span></p>' for i in range(1, 14))
-
-
-@pytest.mark.parametrize("markup, left_to_the_memo", [(FLOATS, True), (FOOTNOTES, False)], ids=["floats", "footnotes"])
-def test_out_of_flow_boxes_in_columns_give_weasyprints_pages(rulebook_31, monkeypatch, markup, left_to_the_memo):
-    """A block whose content places floats or footnotes is not balanced from its breaks but by
-    weasyprint's search: a column's floats end with its layout, so the memo shortens that search;
-    footnotes stay placed for the next column's layout to see, so weasyprint searches alone."""
-    project, doc = rulebook_31
-    body = doc.html.index("<body")
-    odd = RulebookDocument(doc.template_path, doc.html[:body] + f'<body><section class="cols">{markup}</section></body></html>',
-                           doc.base_url)
-    monkeypatch.setattr(columns, "checks", [])
-    monkeypatch.setattr(columns, "stats", [])
-    blocks, remembered = [], columns._Block
-    monkeypatch.setattr(columns, "_Block", lambda: blocks.append(remembered()) or blocks[-1])
-    fewer = write_rulebook_pdf(project, odd)
-    with monkeypatch.context() as m:
-        m.setenv(columns.SWITCH, "off")
-        stock = write_rulebook_pdf(project, odd)
-    assert fewer.data == stock.data and all(columns.checks)
-    assert columns.stats and not any(columns.stats)  # each piece of the block left to weasyprint
-    assert all(b.plain for b in blocks) == left_to_the_memo
 
 
 def test_the_installed_weasyprint_is_the_one_the_column_memo_was_written_for():
@@ -292,14 +393,7 @@ def test_one_switch_turns_the_memo_off(monkeypatch, value, on):
     assert block.block_box_layout is weasyprints
 
 
-def test_a_switch_neither_on_nor_off_is_one_error_line(rulebook_31, monkeypatch):
-    project, doc = rulebook_31
-    monkeypatch.setenv(columns.SWITCH, "fast")
-    with pytest.raises(BuildError, match="^CARDGEN_COLUMN_MEMO must be 'on' or 'off', not 'fast'$"):
-        write_rulebook_pdf(project, doc)
-
-
-def test_another_weasyprint_is_left_as_it_is(rulebook_31, monkeypatch):
+def test_another_weasyprint_is_left_as_it_is(monkeypatch):
     """fewer_layouts takes over only functions with the source it was written against."""
     def other(context, box, bottom_space, skip_stack, containing_block, page_is_empty):
         raise AssertionError("not called")

@@ -2,6 +2,11 @@
 
 Expected changes are computed from the data where that is sensible (describe(), snapshot
 counts, game.yml labels) rather than copied from the diff code.
+
+What The King's Blade's versions change is read from the seed project. The command's exit codes,
+the HTML page and the update pack are the core's promises and run on tests/projects/mini: its
+version 2 over version 1 (a rule changed, a card changed, one removed, one added) and, written
+here, a version 3 that changes one rule only.
 """
 
 from __future__ import annotations
@@ -26,6 +31,20 @@ from cardgen.diff import changed_card_ids, diff_versions
 from cardgen.diff.formats import as_markdown, as_text
 from cardgen.diff.html import as_html
 from cardgen.render.cards import CardRenderer
+
+MINI_RULE_ONLY = 'extends: "2"\ntitle: Version 3\nrules:\n  hand_size: 5\n'  # mini's version 3: one rule changed
+
+
+def _with_rule_only_version(mini) -> None:
+    (mini / "versions/mini/3.yml").write_text(MINI_RULE_ONLY, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def mini_versions(mini_shared):
+    """tests/projects/mini (the session's shared copy, read only) and its versions 1 and 2."""
+    project = load_project(mini_shared)
+    game = load_game(project, "mini")
+    return project, {v: resolve(project, game, v) for v in ("1", "2")}
 
 
 @pytest.fixture(scope="module")
@@ -187,53 +206,58 @@ def test_text_is_coloured_only_for_a_terminal(kb, cli):
     assert "Katana Hilt (Hilt)" in result.out
 
 
-def test_exit_code(cli):
-    assert cli("diff", "2", "3", "--exit-code").code == 1
-    assert cli("diff", "3.1", "v3.1", "--exit-code").code == 0
-    assert cli("diff", "3", "3.1", "--exit-code").code == 1
-    assert cli("diff", "2", "3").code == 0  # without the flag a difference is not a failure
-    missing = cli("diff", "2", "9")
+def test_exit_code(cli, mini):
+    _with_rule_only_version(mini)
+    assert cli("diff", "1", "2", "--exit-code", cwd=mini).code == 1
+    assert cli("diff", "2", "v2", "--exit-code", cwd=mini).code == 0
+    assert cli("diff", "2", "3", "--exit-code", cwd=mini).code == 1  # a rule alone is a difference
+    assert cli("diff", "1", "2", cwd=mini).code == 0  # without the flag a difference is not a failure
+    missing = cli("diff", "2", "9", cwd=mini)
     assert missing.code == 2 and "no version '9'" in missing.err
 
 
-def test_html_is_self_contained_with_both_renders(kb, tmp_path, cli):
+def test_html_is_self_contained_with_both_renders(mini_versions, mini_shared, tmp_path, cli):
     out = tmp_path / "diff.html"
-    assert cli("diff", "2", "3", "--format", "html", "--out", str(out)).code == 0
+    assert cli("diff", "1", "2", "--format", "html", "--out", str(out), cwd=mini_shared).code == 0
     page = out.read_text(encoding="utf-8")
     assert "http://" not in page and "https://" not in page
     sources = re.findall(r'(?:src|href)="([^"]*)"', page)
     assert sources and all(s.startswith("data:image/png;base64,") for s in sources)
-    section = re.search(r'<section class="card" id="card-katana-hilt">(.*?)</section>', page, re.S).group(1)
+    section = re.search(r'<section class="card" id="card-ember">(.*?)</section>', page, re.S).group(1)
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', section)
     assert len(images) == 2 and images[0] != images[1]
     for data in images:
         with Image.open(io.BytesIO(base64.b64decode(data))) as img:
             assert img.size == (372, 520)  # the trimmed 63 x 88 mm card at 150 DPI
-    assert "Sword points" in section and "Metals needed" in section
-    assert page == as_html(kb[0], _diff(kb, "2", "3"))  # deterministic
+    assert "Value" in section  # the changed field's label
+    project, snaps = mini_versions
+    assert page == as_html(project, diff_versions(project, snaps["1"], snaps["2"]))  # deterministic
 
 
-def test_update_pack_prints_only_changed_cards(kb, cli, tmp_path, monkeypatch):
-    _, snaps = kb
+def test_update_pack_prints_only_changed_cards(mini, cli, tmp_path, monkeypatch):
+    _with_rule_only_version(mini)
+    project = load_project(mini)
+    snaps = {v: resolve(project, load_game(project, "mini"), v) for v in ("1", "2")}
     rendered = []
     render_card = CardRenderer.render_card
     monkeypatch.setattr(CardRenderer, "render_card",
                         lambda self, card: rendered.append(card) or render_card(self, card))
-    result = cli("build", "--version", "3", "--only-changed-since", "2", "--paper", "a4", "--no-png",
-                 "--out", str(tmp_path), "--timings")
+    result = cli("build", "--version", "2", "--only-changed-since", "1", "--paper", "a4", "--no-png",
+                 "--out", str(tmp_path), "--timings", cwd=mini)
     assert result.code == 0, result.err
-    assert len(rendered) == len(snaps["2"].cards) + len(snaps["3"].cards)  # each version's cards once
+    assert len(rendered) == len(snaps["1"].cards) + len(snaps["2"].cards)  # each version's cards once
     timings = result.out[result.out.index("stage times:"):].splitlines()[1:]
     assert [line.split()[0] for line in timings] == ["load", "validate", "render", "preflight", "compare",
                                                      "rasterise", "export", "sheets", "total"]
     seconds = [float(re.search(r"(\d+\.\d+) s", line).group(1)) for line in timings]
     assert all(s >= 0 for s in seconds) and seconds[2] > 0  # rendering the cards takes time
     assert sum(seconds[:-1]) <= seconds[-1] + 0.05  # without a rulebook every stage runs in this process
-    changed = changed_card_ids(snaps["2"], snaps["3"])
-    printed = sum(c.count for c in snaps["3"].cards if c.id in changed)
+    changed = changed_card_ids(snaps["1"], snaps["2"])
+    assert changed  # ember changed, flare added
+    printed = sum(c.count for c in snaps["2"].cards if c.id in changed)
     pages = len(PdfReader(tmp_path / "update-sheets-a4-duplex.pdf").pages)
     assert pages == 2 * math.ceil(printed / 9)  # 3 x 3 poker cards a page, each front with its back page
     assert f"{len(changed)} new or changed card{'' if len(changed) == 1 else 's'}: " in result.out
-    nothing = cli("build", "--version", "3.1", "--only-changed-since", "3", "--paper", "a4", "--no-png",
-                  "--out", str(tmp_path / "none"))
+    nothing = cli("build", "--version", "3", "--only-changed-since", "2", "--paper", "a4", "--no-png",
+                  "--out", str(tmp_path / "none"), cwd=mini)
     assert nothing.code == 0 and not (tmp_path / "none" / "update-sheets-a4-duplex.pdf").exists()

@@ -3,6 +3,10 @@
 Every bad catalog is one line naming the .po file and the entry's line, exit 1 or 2, through
 `validate`, `build`, `export tts` and `serve`; a catalog that reads is read exactly as written,
 and `i18n update` twice gives the same bytes.
+
+The catalogs' promises are the core's: they run on a copy of tests/projects/translated (English
+cards with a Dutch cards.po and rulebook.po). The seed games' committed catalogs are checked on
+the seed project.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import PROJECTS, copy_project
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -18,9 +23,14 @@ from cardgen.errors import CardgenError, InputErrors
 from cardgen.i18n import pofile
 from cardgen.preview.state import Preview
 
-GUILD = Path("card_data/kings-guild/locale/en")
-BLADE = Path("card_data/kings-blade/locale/nl")
-GUILD_CMD = ("--game", "kings-guild", "--lang", "en")
+NL = Path("card_data/translated/locale/nl")
+NL_CMD = ("--lang", "nl")
+
+
+@pytest.fixture
+def translated(tmp_path: Path) -> Path:
+    """A private copy of tests/projects/translated that a test may break."""
+    return copy_project(PROJECTS / "translated", tmp_path / "translated")
 
 
 def _edit(path: Path, old: str, new: str) -> int:
@@ -49,9 +59,9 @@ def _one_error(result, file: Path, line: int) -> str:
 
 HEADER_FORMS = '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"'
 HEADER_TYPE = '"Content-Type: text/plain; charset=utf-8\\n"'
-WOOD, GATHER = 'msgstr "Woodcutter"', 'msgstr "Gather: up to %(same)s resources of one type, or %(diff)s different ones."'
-COIN = 'msgstr[0] "Take {{ amount }} coin {{ icon(\'kings-guild/moneta\') }}"'
-COINS = 'msgstr[1] "Take {{ amount }} coins {{ icon(\'kings-guild/moneta\') }}"'
+WOOD, GATHER = 'msgstr "Vonk"', 'msgstr "Hand: %(size)s kaarten"'
+COIN = 'msgstr[0] "Trek {{ amount }} kaart"'
+COINS = 'msgstr[1] "Trek {{ amount }} kaarten"'
 # name: (line as committed, as broken, which line the error names: the edited one or its entry's msgid)
 BROKEN = {
     "plural unbalanced": (HEADER_FORMS, HEADER_FORMS.replace("(n != 1)", "(n != 1"), "edited"),
@@ -61,14 +71,14 @@ BROKEN = {
     "nplurals not a number": (HEADER_FORMS, HEADER_FORMS.replace("nplurals=2", "nplurals=two"), "edited"),
     "unknown charset": (HEADER_TYPE, HEADER_TYPE.replace("utf-8", "klingon"), "edited"),
     "not a text charset": (HEADER_TYPE, HEADER_TYPE.replace("utf-8", "utf-16"), "edited"),
-    "unterminated msgstr": (WOOD, 'msgstr "Woodcutter', "edited"),
-    "unquoted msgstr": (WOOD, "msgstr Woodcutter", "edited"),
-    "unknown escape": (WOOD, 'msgstr "Wood\\qcutter"', "edited"),
-    "text after the string": (WOOD, 'msgstr "Wood" cutter"', "edited"),
-    "msgstr[0] in a singular entry": (WOOD, 'msgstr[0] "Woodcutter"', "edited"),
-    "dropped placeholder": (GATHER, GATHER.replace("%(same)s ", ""), "msgid"),
-    "renamed placeholder": (GATHER, GATHER.replace("%(same)s", "%(count)s"), "msgid"),
-    "broken format": (GATHER, GATHER.replace("%(same)s", "%(same"), "msgid"),
+    "unterminated msgstr": (WOOD, 'msgstr "Vonk', "edited"),
+    "unquoted msgstr": (WOOD, "msgstr Vonk", "edited"),
+    "unknown escape": (WOOD, 'msgstr "Vo\\qnk"', "edited"),
+    "text after the string": (WOOD, 'msgstr "Vo" nk"', "edited"),
+    "msgstr[0] in a singular entry": (WOOD, 'msgstr[0] "Vonk"', "edited"),
+    "dropped placeholder": (GATHER, GATHER.replace("%(size)s ", ""), "msgid"),
+    "renamed placeholder": (GATHER, GATHER.replace("%(size)s", "%(count)s"), "msgid"),
+    "broken format": (GATHER, GATHER.replace("%(size)s", "%(size"), "msgid"),
     "dropped sentence variable": (COINS, COINS.replace("{{ amount }} ", ""), "msgid"),
     "broken sentence": (COIN, COIN.replace("{{ amount }}", "{{ amount"), "msgid"),
     "missing plural form": (COINS + "\n", "", "msgid"),
@@ -93,146 +103,145 @@ def _written(project: Path) -> list[Path]:
 
 def _args(command: tuple[str, ...]) -> tuple[str, ...]:
     words = 2 if command[0] == "export" else 1
-    return (*command[:words], *GUILD_CMD, *command[words:])
+    return (*command[:words], *NL_CMD, *command[words:])
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
-def test_a_broken_cards_catalog_is_one_line_naming_its_entry_in_validate(case, project_copy, cli):
-    po = project_copy / GUILD / "cards.po"
+def test_a_broken_cards_catalog_is_one_line_naming_its_entry_in_validate(case, translated, cli):
+    po = translated / NL / "cards.po"
     line = _break(po, case)
-    result = cli("validate", *GUILD_CMD, cwd=project_copy)
+    result = cli("validate", *NL_CMD, cwd=translated)
     assert result.code == 2
-    message = _one_error(result, GUILD / "cards.po", line)
+    message = _one_error(result, NL / "cards.po", line)
     if BROKEN[case][2] == "msgid":  # about a translation: which msgid, in which language
-        assert "translation into 'en'" in message and "msgid " in message
+        assert "translation into 'nl'" in message and "msgid " in message
 
 
-def test_a_duplicate_msgid_names_both_lines(project_copy, cli):
-    po = project_copy / GUILD / "cards.po"
-    first = _line_of(po, 'msgid "Boscaiolo"')
+def test_a_duplicate_msgid_names_both_lines(translated, cli):
+    po = translated / NL / "cards.po"
+    first = _line_of(po, 'msgid "Spark"')
     with po.open("a", encoding="utf-8") as f:
-        f.write('\nmsgid "Boscaiolo"\nmsgstr "Lumberjack"\n')
+        f.write('\nmsgid "Spark"\nmsgstr "Vonkje"\n')
     duplicate = len(po.read_text(encoding="utf-8").split("\n")) - 2
-    result = cli("validate", *GUILD_CMD, cwd=project_copy)
+    result = cli("validate", *NL_CMD, cwd=translated)
     assert result.code == 2
-    assert f"line {first}" in _one_error(result, GUILD / "cards.po", duplicate)
+    assert f"line {first}" in _one_error(result, NL / "cards.po", duplicate)
 
 
-def test_a_broken_header_in_cards_po_is_not_hidden_by_rulebook_po(project_copy, cli):
+def test_a_broken_header_in_cards_po_is_not_hidden_by_rulebook_po(translated, cli):
     """Each catalog answers for its own header: a sound rulebook.po does not cover for cards.po."""
-    po = project_copy / GUILD / "cards.po"
+    po = translated / NL / "cards.po"
     line = _edit(po, "plural=(n != 1);", "plural=(n != 1;")
-    result = cli("validate", *GUILD_CMD, cwd=project_copy)
+    result = cli("validate", *NL_CMD, cwd=translated)
     assert result.code == 2
-    _one_error(result, GUILD / "cards.po", line)
+    _one_error(result, NL / "cards.po", line)
 
 
-def test_each_catalog_pluralises_by_its_own_header(project_copy):
+def test_each_catalog_pluralises_by_its_own_header(translated):
     """A rulebook.po with another rule does not change which msgstr[N] of cards.po is printed."""
     from cardgen.data.project import load_project
     from cardgen.data.versions import load_game
     from cardgen.i18n.catalogs import translator_for
 
-    rulebook = project_copy / GUILD / "rulebook.po"
+    rulebook = translated / NL / "rulebook.po"
     _edit(rulebook, "nplurals=2; plural=(n != 1);", "nplurals=2; plural=0;")
-    game = load_game(load_project(project_copy), "kings-guild")
-    words = translator_for(game, "en")
-    one, other = "Prendi {{ amount }} moneta {{ icon('kings-guild/moneta') }}", \
-        "Prendi {{ amount }} monete {{ icon('kings-guild/moneta') }}"
-    assert words.ngettext(one, other, 2) == "Take {{ amount }} coins {{ icon('kings-guild/moneta') }}"
-    assert words.ngettext(one, other, 1) == "Take {{ amount }} coin {{ icon('kings-guild/moneta') }}"
+    game = load_game(load_project(translated), "translated")
+    words = translator_for(game, "nl")
+    one, other = "Draw {{ amount }} card", "Draw {{ amount }} cards"
+    assert words.ngettext(one, other, 2) == "Trek {{ amount }} kaarten"
+    assert words.ngettext(one, other, 1) == "Trek {{ amount }} kaart"
 
 
 @pytest.mark.parametrize("command", [("build", "--paper", "a4", "--no-png"), ("export", "tts")])
 @pytest.mark.parametrize("case", ["unterminated msgstr", "plural n/0", "dropped placeholder", "unknown charset"])
-def test_build_and_export_stop_on_a_broken_catalog_and_write_nothing(command, case, project_copy, cli):
-    line = _break(project_copy / GUILD / "cards.po", case)
-    result = cli(*_args(command), cwd=project_copy)
+def test_build_and_export_stop_on_a_broken_catalog_and_write_nothing(command, case, translated, cli):
+    line = _break(translated / NL / "cards.po", case)
+    result = cli(*_args(command), cwd=translated)
     assert result.code == 2
-    _one_error(result, GUILD / "cards.po", line)
-    assert _written(project_copy) == []
+    _one_error(result, NL / "cards.po", line)
+    assert _written(translated) == []
 
 
 @pytest.mark.parametrize("case", ["unquoted msgstr", "plural unbalanced", "broken sentence"])
-def test_serve_shows_the_one_line_and_keeps_running(case, project_copy):
-    line = _break(project_copy / GUILD / "cards.po", case)
-    state = Preview(project_copy, "kings-guild", None, "en").refresh()
+def test_serve_shows_the_one_line_and_keeps_running(case, translated):
+    line = _break(translated / NL / "cards.po", case)
+    state = Preview(translated, "translated", None, "nl").refresh()
     assert state.error is not None and len(state.error.splitlines()) == 1
-    assert re.match(rf"error: .*{re.escape(str(GUILD / 'cards.po'))}:{line}(:\d+)?: ", state.error), state.error
+    assert re.match(rf"error: .*{re.escape(str(NL / 'cards.po'))}:{line}(:\d+)?: ", state.error), state.error
 
 
-def test_a_translation_that_drops_the_count_of_a_one_number_form_is_a_warning(project_copy, cli):
+def test_a_translation_that_drops_the_count_of_a_one_number_form_is_a_warning(translated, cli):
     """msgstr[0] is used for n = 1 alone: 'Take a coin' is a fine translation, said once as a warning."""
-    po = project_copy / GUILD / "cards.po"
-    entry = _edit(po, COIN, COIN.replace("{{ amount }} coin", "a coin")) - 2  # msgstr[0] follows msgid, msgid_plural
-    result = cli("validate", *GUILD_CMD, cwd=project_copy)
+    po = translated / NL / "cards.po"
+    entry = _edit(po, COIN, COIN.replace("{{ amount }} kaart", "een kaart")) - 2  # msgstr[0] follows msgid, msgid_plural
+    result = cli("validate", *NL_CMD, cwd=translated)
     assert result.code == 0, result.out
     warnings = [x for x in result.out.splitlines() if "translation-placeholder" in x]
-    assert len(warnings) == 1 and warnings[0].startswith(f"{GUILD / 'cards.po'}:{entry}: warning: ")
-    assert "{{ amount }}" in warnings[0] and "'en'" in warnings[0]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{NL / 'cards.po'}:{entry}: warning: ")
+    assert "{{ amount }}" in warnings[0] and "'nl'" in warnings[0]
 
 
 # --- containment ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("command", [("validate",), ("build", "--paper", "a4", "--no-png"), ("export", "tts")])
-def test_a_catalog_linked_from_outside_the_project_is_refused(command, project_copy, tmp_path, cli):
-    po = project_copy / GUILD / "cards.po"
+def test_a_catalog_linked_from_outside_the_project_is_refused(command, translated, tmp_path, cli):
+    po = translated / NL / "cards.po"
     outside = tmp_path / "secret.po"
-    outside.write_text(po.read_text(encoding="utf-8").replace('msgstr "Woodcutter"', 'msgstr "SECRET-WORD"'),
+    outside.write_text(po.read_text(encoding="utf-8").replace(WOOD, 'msgstr "SECRET-WORD"'),
                        encoding="utf-8")
     po.unlink()
     po.symlink_to(outside)
-    result = cli(*_args(command), cwd=project_copy)
+    result = cli(*_args(command), cwd=translated)
     assert result.code == 1
     errors = [x for x in (result.out + result.err).splitlines() if x.startswith("error")]
     assert len(errors) == 1 and "leads outside" in errors[0] and "cards.po" in errors[0]
     assert "SECRET-WORD" not in result.out + result.err
-    assert _written(project_copy) == []
+    assert _written(translated) == []
 
 
-def test_a_language_folder_linked_from_outside_is_refused_by_serve(project_copy, tmp_path):
-    folder = project_copy / GUILD
-    moved = tmp_path / "en"
+def test_a_language_folder_linked_from_outside_is_refused_by_serve(translated, tmp_path):
+    folder = translated / NL
+    moved = tmp_path / "nl"
     folder.rename(moved)
     folder.symlink_to(moved)
-    state = Preview(project_copy, "kings-guild", None, "en").refresh()
+    state = Preview(translated, "translated", None, "nl").refresh()
     assert state.error is not None and "leads outside" in state.error and not state.cards
 
 
 # --- where a translated text is reported ----------------------------------------------------------
 
 
-def test_a_translated_name_that_overflows_points_at_its_catalog_entry(project_copy, cli):
-    po = project_copy / GUILD / "cards.po"
-    entry = _edit(po, WOOD, 'msgstr "Woodcutter of the extraordinarily enormous and magnificent northern forests"') - 1
-    result = cli("validate", *GUILD_CMD, cwd=project_copy)
-    overflow = [x for x in result.out.splitlines() if "text-overflow" in x and "s-boscaiolo" in x]
+def test_a_translated_name_that_overflows_points_at_its_catalog_entry(translated, cli):
+    po = translated / NL / "cards.po"
+    entry = _edit(po, WOOD, 'msgstr "Vonk van de buitengewoon grote en prachtige noordelijke bossen"') - 1
+    result = cli("validate", *NL_CMD, cwd=translated)
+    overflow = [x for x in result.out.splitlines() if "text-overflow" in x and "spark" in x]
     assert len(overflow) == 1
-    assert overflow[0].startswith(f"{GUILD / 'cards.po'}:{entry}: warning: ") and "'en'" in overflow[0]
+    assert overflow[0].startswith(f"{NL / 'cards.po'}:{entry}: warning: ") and "'nl'" in overflow[0]
 
 
 # --- round trip ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", ["kings-blade", "kings-guild"])
-def test_i18n_update_twice_gives_the_same_bytes(game, project_copy, cli):
-    locale = project_copy / "card_data" / game / "locale"
-    source = project_copy / "versions" / game
+@pytest.mark.parametrize("source,old,new", [
+    ("versions/translated/1.yml", "name: Spark,", "name: Sparkle,"),  # a card's name, in a version
+    ("card_data/translated/game.yml", "label: Number", "label: Numbers"),  # a card type's label, in game.yml
+])
+def test_i18n_update_twice_gives_the_same_bytes(source, old, new, translated, cli):
+    locale = translated / "card_data/translated/locale"
     # a changed source string: its entry becomes fuzzy with the previous msgid (#|)
-    if game == "kings-guild":
-        _edit(source / "1.yml", "name: Boscaiolo,", "name: Boscaiola,")
-    else:
-        _edit(project_copy / "card_data" / game / "game.yml", "label: Hilt", "label: Hilts")
-    assert cli("i18n", "update", "--game", game, cwd=project_copy).code == 0
+    _edit(translated / source, old, new)
+    assert cli("i18n", "update", cwd=translated).code == 0
     first = {p: p.read_bytes() for p in sorted(locale.rglob("*.po*"))}
     assert any(b"\n#| msgid " in data for data in first.values())
-    assert cli("i18n", "update", "--game", game, cwd=project_copy).code == 0
+    assert cli("i18n", "update", cwd=translated).code == 0
     assert {p: p.read_bytes() for p in sorted(locale.rglob("*.po*"))} == first
 
 
 @pytest.mark.parametrize("game", ["kings-blade", "kings-guild"])
 def test_committed_catalogs_read_cleanly_and_update_changes_nothing(game, project_copy, cli):
+    """The seed games' own catalogs (a promise about their data: the seed project)."""
     locale = project_copy / "card_data" / game / "locale"
     before = {p: p.read_bytes() for p in sorted(locale.rglob("*.po*"))}
     result = cli("i18n", "update", "--game", game, cwd=project_copy)

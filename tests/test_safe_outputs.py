@@ -251,15 +251,20 @@ import os, signal, sys, threading, time
 from pathlib import Path
 
 MARK = Path(os.environ["CARDGEN_TEST_MARK"])
-if __name__ == "__mp_main__":  # a render worker starting (spawn re-imports this file): say so, start slowly
-    (MARK / str(os.getpid())).touch()
-    time.sleep(3)
+SENT = MARK.parent / "sent"
+if __name__ == "__mp_main__":  # a render worker starting (spawn re-imports this file): say so, and
+    (MARK / str(os.getpid())).touch()  # go on starting until Ctrl-C has been sent (at most 30 s)
+    for _ in range(1500):
+        if SENT.exists():
+            break
+        time.sleep(0.02)
 
 if __name__ == "__main__":
     def ctrl_c():  # once both workers are starting, Ctrl-C as a terminal sends it: to the whole group
         while len(list(MARK.iterdir())) < 2:
             time.sleep(0.02)
         os.killpg(os.getpgrp(), signal.SIGINT)
+        SENT.touch()
 
     threading.Thread(target=ctrl_c, daemon=True).start()
     from cardgen.cli import main

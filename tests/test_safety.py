@@ -24,7 +24,11 @@ from cardgen.outputs import open_output, open_output_file, remove_stale
 V1 = "versions/kings-blade/1.yml"
 V3 = "versions/kings-blade/3.yml"
 GAME = "card_data/kings-blade/game.yml"
-PART = "templates/kings-blade/part.svg.j2"
+# the same places in tests/projects/mini, for the promises of the core
+MINI_CARD = "templates/mini/card.svg.j2"
+MINI_CARD_LINE = '{% set paper = "#f7f3ea" %}'
+MINI_GAME = "card_data/mini/game.yml"
+MINI_POINTS = 'text: {count: amount, one: "+{{ amount }} point", other: "+{{ amount }} points"}'
 
 
 def one_line(result, code: int) -> str:
@@ -91,8 +95,9 @@ def test_unrecorded_file_is_never_replaced(tmp_path):
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_lock_stops_a_second_writer_from_another_process(tmp_path, cli):
-    """A real second process holds the folder; `cardgen build` into it stops with one line."""
+def test_lock_stops_a_second_writer_from_another_process(tmp_path, cli, mini_shared):
+    """A real second process holds the folder; `cardgen build` into it stops with one line (the
+    build is of the fixture project tests/projects/mini: the lock is the core's promise)."""
     out = tmp_path / "out"
     holder = subprocess.Popen(
         [sys.executable, "-c",
@@ -102,7 +107,7 @@ def test_lock_stops_a_second_writer_from_another_process(tmp_path, cli):
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         assert holder.stdout.readline().strip() == "held"
-        result = cli("build", "--version", "1", "--out", str(out), "--no-rulebook", "--paper", "a4")
+        result = cli("build", "--version", "1", "--out", str(out), "--no-rulebook", "--paper", "a4", cwd=mini_shared)
         text = one_line(result, 1)
         assert re.search(r"is being written by `cardgen build --test` \(process \d+\); wait", text), text
         assert sorted(p.name for p in out.iterdir()) == [LOCK]  # nothing half-written
@@ -203,33 +208,38 @@ def test_diff_out_never_writes_a_source(cli, project_copy, target):
     assert snapshot_of(project_copy) == before
 
 
-def test_diff_out_writes_new_and_own_files_only(cli, project_copy):
-    first = cli("diff", "3", "3.1", "--out", "notes.md", "--format", "markdown", cwd=project_copy)
+def test_diff_out_writes_new_and_own_files_only(cli, mini):
+    """On a copy of tests/projects/mini (its versions 1 and 2): the output guard is the core's promise."""
+    first = cli("diff", "1", "2", "--out", "notes.md", "--format", "markdown", cwd=mini)
     assert first.code == 0, first.err
-    assert (project_copy / "notes.md").read_text().startswith("#")
-    again = cli("diff", "1", "3.1", "--out", "notes.md", cwd=project_copy)  # cardgen's own file: replaced
+    written = (mini / "notes.md").read_text()
+    assert written.startswith("#")
+    again = cli("diff", "1", "2", "--out", "notes.md", cwd=mini)  # cardgen's own file: replaced
     assert again.code == 0, again.err
-    (project_copy / "mine.md").write_text("my release notes")
-    refused = cli("diff", "3", "3.1", "--out", "mine.md", cwd=project_copy)
+    assert (mini / "notes.md").read_text() != written  # by the text diff
+    (mini / "mine.md").write_text("my release notes")
+    refused = cli("diff", "1", "2", "--out", "mine.md", cwd=mini)
     assert "exists and was not written by cardgen" in one_line(refused, 2)
-    assert not list(project_copy.glob(".cardgen-*"))  # its bookkeeping is under build/, not beside the file
-    assert (project_copy / "mine.md").read_text() == "my release notes"
+    assert not list(mini.glob(".cardgen-*"))  # its bookkeeping is under build/, not beside the file
+    assert (mini / "mine.md").read_text() == "my release notes"
 
 
 @pytest.mark.parametrize("out", ["card_data", "./versions/../templates/x", "{root}/icons", "link-dir", ".", "{root}"])
 @pytest.mark.parametrize("command", [("build",), ("export", "tts"), ("export", "png", "--preset", "tgc")])
-def test_no_command_writes_into_sources(cli, project_copy, out, command):
-    (project_copy / "link-dir").symlink_to(project_copy / "card_data")
-    before = snapshot_of(project_copy)
-    result = cli(*command, "--version", "1", "--out", out.format(root=project_copy), cwd=project_copy)
+def test_no_command_writes_into_sources(cli, mini, out, command):
+    """On a copy of tests/projects/mini: the output guard is the core's promise."""
+    (mini / "link-dir").symlink_to(mini / "card_data")
+    before = snapshot_of(mini)
+    result = cli(*command, "--version", "1", "--out", out.format(root=mini), cwd=mini)
     assert "refusing to" in one_line(result, 2)
-    assert snapshot_of(project_copy) == before
+    assert snapshot_of(mini) == before
 
 
-def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
+def test_unwritable_output_is_one_line(cli, mini, tmp_path, monkeypatch):
+    """Builds and diffs a copy of tests/projects/mini: the output guard is the core's promise."""
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    result = cli("build", "--version", "1", "--out", str(blocker / "out"), "--no-rulebook")
+    result = cli("build", "--version", "1", "--out", str(blocker / "out"), "--no-rulebook", cwd=mini)
     assert re.match(r"error: cannot write .*a-file/out: Not a directory", one_line(result, 1))
 
     def read_only(src, dst):
@@ -237,7 +247,7 @@ def test_unwritable_output_is_one_line(cli, tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", read_only)
     out = tmp_path / "ro"
-    result = cli("diff", "1", "3", "--out", str(out / "d.txt"))
+    result = cli("diff", "1", "2", "--out", str(out / "d.txt"), cwd=mini)
     assert re.match(r"error: cannot write .*d\.txt: Read-only file system$", one_line(result, 1))
     assert [p.name for p in out.iterdir() if p.suffix == ".tmp"] == []
 
@@ -333,20 +343,20 @@ def test_icon_in_a_sentence_stays_inside(cli, project_copy, name):
     '<rect style="fill: url(file:///etc/x.svg#a)" width="1" height="1"/>',
     '<style>@import "http://example.com/x.css";</style>',
 ])
-def test_card_template_cannot_reach_files_or_network(cli, project_copy, ref):
-    edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n' + ref)
-    code, findings = findings_of(cli, project_copy)
+def test_card_template_cannot_reach_files_or_network(cli, mini, ref):
+    """On a copy of tests/projects/mini: the card templates' sandbox is the core's promise."""
+    edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n' + ref)
+    code, findings = findings_of(cli, mini)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and {f["code"] for f in errors} == {"render"}
-    assert "template part.svg.j2" in errors[0]["message"] and "refers to" in errors[0]["message"]
+    assert "template card.svg.j2" in errors[0]["message"] and "refers to" in errors[0]["message"]
 
 
-def test_card_template_may_use_a_file_of_the_project(cli, project_copy):
-    url = (project_copy / "icons" / "kings-blade" / "art-sword.svg").as_uri()
-    edit(project_copy, PART, '{% set c = ctype.colour %}',
-         '{% set c = ctype.colour %}\n<image href="' + url + '" width="1" height="1"/>')
-    code, findings = findings_of(cli, project_copy)
+def test_card_template_may_use_a_file_of_the_project(cli, mini):
+    url = (mini / "icons" / "common" / "suit-hearts.svg").as_uri()
+    edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n<image href="' + url + '" width="1" height="1"/>')
+    code, findings = findings_of(cli, mini)
     assert code == 0, findings
 
 
@@ -356,14 +366,15 @@ def test_card_template_may_use_a_file_of_the_project(cli, project_copy):
     "{{ icon.__self__.project }}",
     "{{ cycler.__init__.__globals__.os.system('touch /tmp/pwned') }}",
 ])
-def test_card_templates_run_in_the_sandbox(cli, project_copy, payload):
-    edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n' + payload)
-    line = (project_copy / PART).read_text().splitlines().index(payload) + 1
-    code, findings = findings_of(cli, project_copy)
+def test_card_templates_run_in_the_sandbox(cli, mini, payload):
+    """On a copy of tests/projects/mini: the card templates' sandbox is the core's promise."""
+    edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n' + payload)
+    line = (mini / MINI_CARD).read_text().splitlines().index(payload) + 1
+    code, findings = findings_of(cli, mini)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and {f["code"] for f in errors} == {"render"}
-    assert re.search(rf"template part\.svg\.j2:{line} failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
+    assert re.search(rf"template card\.svg\.j2:{line} failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
 
 
 def test_rulebook_template_runs_in_the_sandbox(project_copy):
@@ -386,17 +397,18 @@ def test_rulebook_template_runs_in_the_sandbox(project_copy):
 
 
 @pytest.mark.parametrize("how", ["symlink-template", "symlink-folder"])
-def test_template_symlink_leading_outside_is_refused(cli, project_copy, tmp_path, how):
+def test_template_symlink_leading_outside_is_refused(cli, mini, tmp_path, how):
+    """On a copy of tests/projects/mini: what a build may read is the core's promise."""
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    (outside / "part.svg.j2").write_text("<text>OUTSIDE</text>")
+    (outside / "card.svg.j2").write_text("<text>OUTSIDE</text>")
     if how == "symlink-template":
-        (project_copy / PART).unlink()
-        (project_copy / PART).symlink_to(outside / "part.svg.j2")
+        (mini / MINI_CARD).unlink()
+        (mini / MINI_CARD).symlink_to(outside / "card.svg.j2")
     else:
-        edit(project_copy, PART, '{% set c = ctype.colour %}', '{% set c = ctype.colour %}\n{% include "ext/part.svg.j2" %}')
-        (project_copy / "templates" / "kings-blade" / "ext").symlink_to(outside)
-    code, findings = findings_of(cli, project_copy)
+        edit(mini, MINI_CARD, MINI_CARD_LINE, MINI_CARD_LINE + '\n{% include "ext/card.svg.j2" %}')
+        (mini / "templates" / "mini" / "ext").symlink_to(outside)
+    code, findings = findings_of(cli, mini)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and "leads outside" in errors[0]["message"]
@@ -465,14 +477,16 @@ def test_plugin_crash_names_its_line(cli, project_copy):
     ("{{ 1 / 0 }}", "ZeroDivisionError"),
 ])
 @pytest.mark.parametrize("command", ["show", "validate", "build"])
-def test_bad_effect_sentence_is_one_line(cli, project_copy, sentence, expected, command):
-    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}', f'text: "{sentence}"')
-    result = cli(command, "-v", "1", *(["--out", "o"] if command == "build" else []), cwd=project_copy)
+def test_bad_effect_sentence_is_one_line(cli, mini, sentence, expected, command):
+    """On a copy of tests/projects/mini (its effect 'points', printed by Ember in version 1): the
+    sentences' sandbox is the core's promise."""
+    edit(mini, MINI_GAME, MINI_POINTS, f'text: "{sentence}"')
+    result = cli(command, "-v", "1", *(["--out", "o"] if command == "build" else []), cwd=mini)
     assert result.code == 1 and "Traceback" not in result.err and "internal error" not in result.err
     text = result.out + result.err
     # validate and build list it as a finding; show (which shows data even with errors) stops on it
-    finding = r"versions/kings-blade/1\.yml:\d+:\d+: error: " if command != "show" else \
-        r"^error: versions/kings-blade/1\.yml:\d+:\d+: "
+    finding = r"versions/mini/1\.yml:\d+:\d+: error: " if command != "show" else \
+        r"^error: versions/mini/1\.yml:\d+:\d+: "
     assert re.search(finding + r"the sentence of effect 'points' \(game\.yml \d+:\d+\) fails: .*"
                      + re.escape(expected), text, re.M), text
 
@@ -525,26 +539,29 @@ from cardgen.render.rasterise import RasterError, RasterJob, rasterise_jobs
 if __name__ == "__main__":
     bad = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><text>&undefined;</text></svg>'
     good = '<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="10mm"><rect width="5" height="5"/></svg>'
-    out = Path(sys.argv[2])
-    jobs = [RasterJob(good, out / "a.pdf", None, key="card-good"), RasterJob(bad, out / "b.pdf", None, key="card-bad")]
-    try:
-        rasterise_jobs(jobs, workers=int(sys.argv[1]))
-    except RasterError as exc:
-        print(exc)
+    out = Path(sys.argv[1])
+    for workers in (1, 2):  # in this process, then in a worker process
+        jobs = [RasterJob(good, out / f"a{workers}.pdf", None, key="card-good"),
+                RasterJob(bad, out / f"b{workers}.pdf", None, key="card-bad")]
+        try:
+            rasterise_jobs(jobs, workers=workers)
+        except RasterError as exc:
+            print(exc)
 """
 
 
 def test_worker_error_is_the_same_one_line(tmp_path):
-    """A card that fails in a worker process reads exactly as when it fails in the main one."""
+    """A card that fails in a worker process reads exactly as when it fails in the main one.
+
+    One real process (its stderr must stay empty: no worker traceback) renders with one worker,
+    in itself, then with two, in worker processes."""
     script = tmp_path / "jobs.py"
     script.write_text(WORKER_SCRIPT)
-    messages = []
-    for workers in ("1", "2"):
-        proc = subprocess.run([sys.executable, str(script), workers, str(tmp_path)], capture_output=True, text=True,
-                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-        messages.append(proc.stdout.strip())
-    assert messages[0] == messages[1]
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    messages = proc.stdout.strip().splitlines()
+    assert len(messages) == 2 and messages[0] == messages[1], messages
     assert messages[0].startswith("rendering card-bad failed: ") and "undefined entity" in messages[0]
     assert "BrokenProcessPool" not in messages[0] and "\n" not in messages[0]
 
@@ -576,7 +593,8 @@ def test_worker_errors_keep_their_class_and_location(monkeypatch, tmp_path):
         workers.run_guarded(print, "never runs")
     assert caught_setup.value.exit_code == 1 and "Bad.ttf" in str(caught_setup.value)
 
-def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
+def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch, mini_shared):
+    """Builds tests/projects/mini (a promise of the core) into a folder of the test's own."""
     import cardgen.render.rasterise as rasterise
 
     def interrupted(*args, **kw):
@@ -585,7 +603,7 @@ def test_ctrl_c_is_exit_130_and_one_line(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(rasterise.Rasteriser, "publish", interrupted)
     out = tmp_path / "out"
     result = cli("build", "-v", "1", "--out", str(out), "--no-rulebook", "--paper", "a4",
-                 "--project", str(ROOT))
+                 "--project", str(mini_shared))
     assert result.code == 130, result.err
     assert result.err.strip() == "interrupted"
     assert not [p for p in out.rglob("*") if p.suffix in (".pdf", ".tmp")]
@@ -597,7 +615,7 @@ from pathlib import Path
 from cardgen.render.rasterise import RasterJob, rasterise_jobs
 if __name__ == "__main__":
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="150mm" height="150mm">'
-           + '<circle cx="5" cy="5" r="4"/>' * 6000 + '</svg>')
+           + '<circle cx="5" cy="5" r="4"/>' * 1500 + '</svg>')  # about 0.2 s of drawing a job
     jobs = [RasterJob(svg, None, Path(sys.argv[1]) / f"{i}.png", dpi=100, key=f"card-{i}") for i in range(8)]
     sent = []
     def done(job):  # Ctrl-C reaches the whole process group, workers included, as in a terminal
@@ -655,13 +673,14 @@ def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_pa
 
 
 @pytest.mark.parametrize("out", ["card_data", "./versions/../templates/x", "{root}/icons", "link-dir", "."])
-def test_calibrate_and_print_never_write_into_sources(cli, project_copy, out):
-    (project_copy / "link-dir").symlink_to(project_copy / "card_data")
-    before = snapshot_of(project_copy)
+def test_calibrate_and_print_never_write_into_sources(cli, mini, out):
+    """On a copy of tests/projects/mini: the output guard is the core's promise."""
+    (mini / "link-dir").symlink_to(mini / "card_data")
+    before = snapshot_of(mini)
     for command in (("calibrate", "--paper", "a4"), ("export", "print", "--version", "1")):
-        result = cli(*command, "--out", out.format(root=project_copy), cwd=project_copy)
+        result = cli(*command, "--out", out.format(root=mini), cwd=mini)
         assert "refusing to" in one_line(result, 2), command
-    assert snapshot_of(project_copy) == before
+    assert snapshot_of(mini) == before
 
 
 def test_calibrate_keeps_a_users_sheet_and_records_its_own(cli, project_copy, tmp_path):

@@ -27,6 +27,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 
+ROOT = Path(__file__).resolve().parents[1]
+
 MM_TO_CSS_PX = 96 / 25.4
 
 
@@ -62,9 +64,17 @@ class Served:
         return self.proc.returncode, err
 
 
-@pytest.fixture
-def served(project_copy):
-    server = Served(project_copy)
+@pytest.fixture(scope="module")
+def served_project(tmp_path_factory) -> Path:
+    """One copy of the seed project for the module's server: a test that edits it puts it back."""
+    return load_project(ROOT).copy_sources(tmp_path_factory.mktemp("serve") / "project").root
+
+
+@pytest.fixture(scope="module")
+def served(served_project):
+    """One server of 3.1 for the module (a start is seconds: Python, the imports, every face
+    drawn): the page test, then the taken port, then the endpoints test, which stops it last."""
+    server = Served(served_project)
     yield server
     if server.proc.poll() is None:
         server.stop()
@@ -94,7 +104,9 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def test_page_shows_every_card_and_updates_live_on_edit_error_and_fix(served, browser, project_copy):
+def test_page_shows_every_card_and_updates_live_on_edit_error_and_fix(served, browser, served_project):
+    """On the module's server and project: the edits are put back at the end."""
+    project_copy = served_project
     project = load_project(project_copy)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
     backs = [d for d, deck in snapshot.game.decks.items() if deck.back and snapshot.cards_in_deck(d)]
@@ -150,8 +162,22 @@ def test_page_shows_every_card_and_updates_live_on_edit_error_and_fix(served, br
     assert "Tanto Hilt" in _names(browser)
     assert served.proc.poll() is None
 
+    _edit(project_copy / "versions/kings-blade/1.yml", "name: Tanto Hilt", "name: Katana Hilt")  # as it was
+    wait.until(lambda d: "Katana Hilt" in _names(d))
 
-def test_endpoints_serve_only_what_they_should(served, project_copy):
+
+def test_listens_on_loopback_and_reports_a_taken_port(served, served_project, cli):
+    port = int(served.url.rsplit(":", 1)[1].strip("/"))
+    assert served.url.startswith("http://127.0.0.1:")
+    result = cli("serve", "--port", str(port), "--no-browser", cwd=served_project)
+    assert result.code == 2
+    assert result.err.strip() == f"error: cannot listen on 127.0.0.1:{port} (Address already in use); pass another --port"
+    assert served.proc.poll() is None  # the running server is not disturbed
+
+
+def test_endpoints_serve_only_what_they_should(served, served_project):
+    """The last test of the module's server: it stops it."""
+    project_copy = served_project
     state = served.state()
     assert state["game"] == "kings-blade" and state["version"] == "3.1" and state["previous"] == "3"
     assert state["error"] is None and state["findings"] == []
@@ -170,18 +196,6 @@ def test_endpoints_serve_only_what_they_should(served, project_copy):
     assert status == 200 and b"Version 3 -> " in diff and b"Forge" in diff
     code, err = served.stop()
     assert code == 0 and "stopped" in err and "Traceback" not in err
-
-
-def test_listens_on_loopback_and_reports_a_taken_port(project_copy, cli):
-    served = Served(project_copy)
-    try:
-        port = int(served.url.rsplit(":", 1)[1].strip("/"))
-        assert served.url.startswith("http://127.0.0.1:")
-        result = cli("serve", "--port", str(port), "--no-browser", cwd=project_copy)
-        assert result.code == 2
-        assert result.err.strip() == f"error: cannot listen on 127.0.0.1:{port} (Address already in use); pass another --port"
-    finally:
-        served.stop()
 
 
 def test_lang_previews_a_translation_and_its_own_build_folder(project_copy):

@@ -43,9 +43,24 @@ def _render(game: str, version: str | None, lang: str | None, monkeypatch):
     return snapshot, fitted, rendered
 
 
+@pytest.fixture(scope="module")
+def drawn():
+    """`_render` of each (game, version, language) once for the module: its tests only read what
+    was drawn and fitted, so the two tests of each build and The King's Guild's own share it."""
+    made: dict[tuple, tuple] = {}
+
+    def get(game: str, version: str | None, lang: str | None):
+        if (game, version, lang) not in made:
+            with pytest.MonkeyPatch.context() as patch:
+                made[game, version, lang] = _render(game, version, lang, patch)
+        return made[game, version, lang]
+
+    return get
+
+
 @pytest.mark.parametrize(("game", "version", "lang"), BUILDS)
-def test_no_title_prints_below_85_percent(game, version, lang, monkeypatch):
-    snapshot, fitted, _ = _render(game, version, lang, monkeypatch)
+def test_no_title_prints_below_85_percent(game, version, lang, drawn):
+    snapshot, fitted, _ = drawn(game, version, lang)
     title_font = snapshot.game.file.fonts.title
     titles = {snapshot.game.name} | {c.name for c in snapshot.cards} | {
         d.name for d in snapshot.game.decks.values() if d.name}
@@ -57,20 +72,20 @@ def test_no_title_prints_below_85_percent(game, version, lang, monkeypatch):
 
 
 @pytest.mark.parametrize(("game", "version", "lang"), BUILDS)
-def test_numbers_and_ranks_print_at_their_size(game, version, lang, monkeypatch):
+def test_numbers_and_ranks_print_at_their_size(game, version, lang, drawn):
     """A card's number (points, power, rank, coin letter) is one or two characters: a box that
     shrinks it was drawn too small for its size, and the text-fit report would count every card
     (The King's Blade's points, Knightfall's powers and the playing-card corners once printed at
     81 to 85 %)."""
-    _, fitted, _ = _render(game, version, lang, monkeypatch)
+    _, fitted, _ = drawn(game, version, lang)
     numbers = [(text, ratio) for text, _, ratio in fitted if text.isdigit() or text in ("A", "J", "Q", "K", "D")]
     assert len(numbers) >= 20, (game, numbers)
     assert [(t, round(r, 2)) for t, r in numbers if r < 1.0] == []
 
 
 @pytest.mark.parametrize("lang", ["it", "en"])
-def test_kings_guild_faces_print_their_text_at_its_size(lang, monkeypatch):
-    snapshot, fitted, rendered = _render("kings-guild", None, lang, monkeypatch)
+def test_kings_guild_faces_print_their_text_at_its_size(lang, drawn):
+    snapshot, fitted, rendered = drawn("kings-guild", None, lang)
     faces = len(rendered.faces) + len(rendered.backs)
     assert faces == 116
     assert len(rendered.shrunk) <= GUILD_SHRUNK_FACES[lang], sorted(rendered.shrunk.items())

@@ -67,18 +67,46 @@ def test_workers_come_from_one_fork_server_with_the_preloads_imported():
     assert len(got["pids"]) == 2 and got["me"] not in got["pids"]
 
 
+SLOW_PRELOAD = """
+import time
+from pathlib import Path
+here = Path(__file__).parent
+(here / "importing").touch()
+for _ in range(6000):  # go on importing until Ctrl-C has been sent (at most a minute)
+    if (here / "sent").exists():
+        break
+    time.sleep(0.01)
+(here / "imported").touch()
+"""
+
 SLOW_PRELOAD_CHECK = """
 import os, signal, sys, time
-sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+here = Path(sys.argv[1])
+sys.path.insert(0, str(here))
 from multiprocessing import forkserver
 from cardgen.render.workers import start_fork_server
 start_fork_server(("slow_preload",))
 server = forkserver._forkserver._forkserver_pid
-time.sleep(0.5)  # the server is importing slow_preload (2 s)
+
+
+def wait_for(name):  # the server's import reached `name`; False if the server ended first
+    for _ in range(6000):
+        if (here / name).exists():
+            return True
+        if os.waitpid(server, os.WNOHANG)[0]:
+            return False
+        time.sleep(0.01)
+    return False
+
+
+wait_for("importing")  # the server is importing slow_preload
 masks = {k: v for k, v in (line.split(":") for line in open(f"/proc/{server}/status")) if k in ("SigBlk", "SigIgn")}
 os.kill(server, signal.SIGINT)  # Ctrl-C reaches the server too: a terminal signals the whole group
-time.sleep(2.5)
-print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, os.waitpid(server, os.WNOHANG)[0] == 0)
+(here / "sent").touch()
+alive = wait_for("imported")  # the import went on to its end
+time.sleep(0.3)  # and the server goes on once it has imported its preloads
+print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, alive and os.waitpid(server, os.WNOHANG)[0] == 0)
 """
 
 
@@ -86,8 +114,11 @@ print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, os.waitpid(server, os
 def test_ctrl_c_while_the_fork_server_imports_is_ignored_there(tmp_path):
     """The fork server imports its preloads (about a second) with SIGINT blocked: Python's resource
     tracker, started on the way, unblocks SIGINT, so it is started first. A Ctrl-C then printed
-    the server's KeyboardInterrupt traceback (in pydantic's import) and broke the pool's start."""
-    (tmp_path / "slow_preload.py").write_text("import time\ntime.sleep(2)\n")
+    the server's KeyboardInterrupt traceback (in pydantic's import) and broke the pool's start.
+
+    The preload here stays importing until the SIGINT has been sent (files in tmp_path say where
+    it is), instead of for a fixed time."""
+    (tmp_path / "slow_preload.py").write_text(SLOW_PRELOAD)
     proc = subprocess.run([sys.executable, "-c", SLOW_PRELOAD_CHECK, str(tmp_path)], capture_output=True, text=True,
                           timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr

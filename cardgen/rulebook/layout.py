@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pikepdf
 
@@ -25,6 +26,9 @@ from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
 from .columns import fewer_layouts
 from .pictures import for_weasyprint
+
+if TYPE_CHECKING:
+    from .fetch import ProjectFetcher
 
 
 @dataclass(frozen=True)
@@ -67,23 +71,14 @@ def lay_out(project: Places, doc: RulebookDocument) -> Pdf:
 
     Cards are placeholders in it until `with_cards` puts them in (they may still be rendering).
     """
-    import weasyprint  # imported here: a no-op rebuild never lays out, and weasyprint is slow to load
-    from weasyprint.text.fonts import FontConfiguration
+    from .fetch import RefusedURL
 
-    from .fetch import ProjectFetcher, RefusedURL
-
-    # cardgen's built-ins by each folder: in a source checkout they are links, which the
-    # fetcher resolves before comparing
-    fetcher = ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR, FONTS_DIR,
-                              TEMPLATES_DIR, ICONS_DIR])
+    fetcher = project_fetcher(project)
     where = Loc(doc.template_path)
     with _weasyprint_log() as log, _fixed_font_timestamps():
         try:
             started = time.perf_counter()
-            given = for_weasyprint(doc.html, doc.base_url, fetcher)
-            html = weasyprint.HTML(string=given, base_url=doc.base_url, url_fetcher=fetcher)
-            with fewer_layouts() as columns_off:
-                rendered = html.render(font_config=FontConfiguration())
+            rendered, columns_off = render(doc, fetcher)
             laid_out = time.perf_counter()
             data = rendered.write_pdf()
             written = time.perf_counter()
@@ -102,6 +97,31 @@ def lay_out(project: Places, doc: RulebookDocument) -> Pdf:
     return Pdf(data, len(rendered.pages), [m for m in remarks if not _about_the_machine(m)],
                layout_s=laid_out - started, write_s=written - laid_out, cards=list(fetcher.placeholders),
                columns=columns_off)
+
+
+def project_fetcher(project: Places) -> ProjectFetcher:
+    """What a layout may fetch: the project's folders and cardgen's built-ins (a
+    `fetch.ProjectFetcher`, which keeps the card faces it served as placeholders)."""
+    from .fetch import ProjectFetcher
+
+    # cardgen's built-ins by each folder: in a source checkout they are links, which the
+    # fetcher resolves before comparing
+    return ProjectFetcher([project.root, project.build_dir, project.cache_dir, BUILTIN_DIR, FONTS_DIR,
+                           TEMPLATES_DIR, ICONS_DIR])
+
+
+def render(doc: RulebookDocument, fetcher: ProjectFetcher) -> tuple[Any, str | None]:
+    """weasyprint's laid-out document (its pages' boxes), from what weasyprint is given for `doc`
+    (`pictures.for_weasyprint`), with its columns balanced through `columns.fewer_layouts`; and
+    why weasyprint balanced them on its own, if it did. What `lay_out` writes, and what
+    tests/test_columns.py reads the boxes of (so the test lays out what a build lays out)."""
+    import weasyprint  # imported here: a no-op rebuild never lays out, and weasyprint is slow to load
+    from weasyprint.text.fonts import FontConfiguration
+
+    given = for_weasyprint(doc.html, doc.base_url, fetcher)
+    html = weasyprint.HTML(string=given, base_url=doc.base_url, url_fetcher=fetcher)
+    with fewer_layouts() as columns_off:
+        return html.render(font_config=FontConfiguration()), columns_off
 
 
 def _about_the_machine(message: str) -> bool:
