@@ -310,6 +310,7 @@ PHRASES = [
 
 
 def test_dutch_rulebook_is_built_for_both_papers(dutch):
+    # A4: the fixture's `cardgen build --lang nl` run; Letter: the seed builds' Dutch documents
     for paper, pages in (("a4", 8), ("letter", 8)):  # Letter lost its near-empty 9th page (card-list thumbnails)
         info = poppler("pdfinfo", dutch.pdf("nl", f"rulebook-{paper}.pdf"))
         assert re.search(rf"^Pages:\s+{pages}$", info, re.M), info
