@@ -4,14 +4,13 @@ plural forms by each language's rule, and The King's Blade printed in Dutch."""
 from __future__ import annotations
 
 import re
-import subprocess
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
-from conftest import ROOT, poppler
+from conftest import PROJECTS, ROOT, copy_project, poppler
 
 from cardgen.data.project import load_project
 from cardgen.data.translator import Translator
@@ -102,31 +101,41 @@ def test_dutch_build_has_every_string_translated_and_reports_text_fit(dutch):
     assert "text fit (nl):" in out and "text fit (en):" in runs["en"][1]
 
 
-def test_a_language_without_a_rulebook_catalog_builds_its_cards_and_says_why(project_copy, cli):
-    (project_copy / "card_data" / "kings-blade" / "locale" / "nl" / "rulebook.po").unlink()
-    result = cli("build", "--version", "3.1", "--lang", "nl", "--paper", "a4", "--no-png", cwd=project_copy)
+@pytest.fixture
+def translated(tmp_path: Path) -> Path:
+    """A private copy of tests/projects/translated (English, with a complete Dutch translation)."""
+    return copy_project(PROJECTS / "translated", tmp_path / "translated")
+
+
+def test_a_language_without_a_rulebook_catalog_builds_its_cards_and_says_why(translated, cli):
+    """On tests/projects/translated (a promise of the core: any game's build in a language whose
+    rulebook catalog is missing)."""
+    (translated / "card_data" / "translated" / "locale" / "nl" / "rulebook.po").unlink()
+    result = cli("build", "--lang", "nl", "--paper", "a4", "--no-png", cwd=translated)
     assert result.code == 0, result.err
     assert "no rulebook in 'nl'" in result.err and "nl/rulebook.po" in result.err
-    out = project_copy / "build" / "kings-blade" / "3.1" / "nl"
+    out = translated / "build" / "translated" / "1" / "nl"
     assert (out / "sheets-a4-duplex.pdf").is_file() and not (out / "rulebook-a4.pdf").exists()
 
 
-def test_a_rulebook_string_the_catalog_lacks_is_said_once_and_printed_in_english(project_copy, cli):
+def test_a_rulebook_string_the_catalog_lacks_is_said_once_and_printed_in_english(translated, cli):
     """The rulebook's templates are translated apart from the cards: a sentence the Dutch catalog
-    lacks prints in English, and the build says which (the card stage reports only the cards')."""
-    template = project_copy / "templates" / "kings-blade" / "rulebook.html.j2"
+    lacks prints in English, and the build says which (the card stage reports only the cards').
+    On tests/projects/translated, whose Dutch catalogs hold every other message (a promise of
+    the core: any game's rulebook template)."""
+    template = translated / "templates" / "translated" / "rulebook.html.j2"
     text = template.read_text(encoding="utf-8")
-    anchor = "<h2>{% trans %}Objective{% endtrans %}</h2>"
+    anchor = "<h2>Overview</h2>"
+    assert anchor in text
     template.write_text(text.replace(anchor, "<p>{% trans %}A sentence no catalog has yet{% endtrans %}</p>\n"
                                      + anchor, 1), encoding="utf-8")
-    result = cli("build", "--version", "3.1", "--lang", "nl", "--paper", "a4", "--no-png", cwd=project_copy)
+    result = cli("build", "--lang", "nl", "--paper", "a4", "--no-png", cwd=translated)
     assert result.code == 0, result.err
     said = [ln for ln in result.err.splitlines() if "not translated into 'nl'" in ln]
     assert said == ["warning: 1 rulebook template string not translated into 'nl', printed in the source "
                     "language: 'A sentence no catalog has yet' (see `cardgen i18n status`)"], result.err
-    pdf = project_copy / "build" / "kings-blade" / "3.1" / "nl" / "rulebook-a4.pdf"
-    assert "A sentence no catalog has yet" in subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
-                                                             text=True, check=True).stdout
+    pdf = translated / "build" / "translated" / "1" / "nl" / "rulebook-a4.pdf"
+    assert "A sentence no catalog has yet" in poppler("pdftotext", pdf, "-")
 
 
 def _fit_count(out: str) -> int:
