@@ -92,6 +92,22 @@ def test_a4_pages_and_only_the_projects_fonts_embedded(books, game):
         assert {str(d["/FontFamily"]) for d in descriptors} == PROJECT_FAMILIES
 
 
+# Every players' document the seed builds make: each game in its own language, and the two
+# translations whose rulebooks are built (tests/conftest.py, SeedBuilds).
+BOOKS = [("kings-blade", None), ("kings-blade", "nl"), ("way-of-the-blade", None), ("one-true-king", None),
+         ("knightfall", None), ("kings-guild", None), ("kings-guild", "en")]
+
+
+@pytest.mark.parametrize("game, lang", BOOKS)
+def test_no_document_draws_a_character_its_fonts_lack(seed_builds, game, lang):
+    """weasyprint has no remark on any rulebook, booklet or notes, on either paper: one would be
+    a box printed for a character the project fonts lack (The King's Guild's set-up figure drew
+    "∞" under its unlimited supplies in a font without it, on Letter) or CSS it could not use."""
+    seed = seed_builds.get(game, None, lang)
+    assert {"rulebook-a4.pdf", "rulebook-letter.pdf"} <= set(seed.outputs)
+    assert {name: o.warnings for name, o in seed.outputs.items() if o.warnings} == {}
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_players_read_rules_where_the_seed_is_open(books, game):
     """Where the seed leaves a rule open, the version decides it (an enum rule with its

@@ -77,6 +77,8 @@ class Tag:
     anchor: str = "middle"
     bold: bool = False
     word: str = ""  # a word the template says in the build's language instead ("hand")
+    # drawn as the infinity sign (an unlimited supply): a path, since a project's fonts may lack U+221E
+    infinity: bool = False
 
 
 @dataclass
@@ -307,7 +309,7 @@ class _Drawer:
         return drawing
 
     def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float) -> None:
-        drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font))
+        drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font, infinity=text == "∞"))
 
     def _pile(self, drawing: PlaceDrawing, placed: Placed) -> None:
         """A pile: its back (or its top card, face up) with two more under it, and its size."""
