@@ -308,8 +308,8 @@ class _Drawer:
         drawing.w, drawing.h = width, y1 - y0 + top
         return drawing
 
-    def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float) -> None:
-        drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font, infinity=text == "∞"))
+    def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float, infinity: bool = False) -> None:
+        drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font, infinity=infinity))
 
     def _pile(self, drawing: PlaceDrawing, placed: Placed) -> None:
         """A pile: its back (or its top card, face up) with two more under it, and its size."""
@@ -338,7 +338,7 @@ class _Drawer:
                 drawing.pictures.append(self.picture(card, True, x + i * step, i * step, shadow=i == shown - 1))
             if n > 1 or unlimited:
                 self._count(drawing, "∞" if unlimited else f"×{n}", x + (w + (shown - 1) * step) / 2,
-                            h + (shown - 1) * step)
+                            h + (shown - 1) * step, infinity=unlimited)
             x += dx if dx else w + (shown - 1) * step + max(NEAR, self.font * 2.2 if n > 1 else NEAR)
 
     def _fan(self, drawing: PlaceDrawing, placed: Placed) -> None:
