@@ -8,6 +8,7 @@ stage depends on another stage's module and none on the pipeline.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import time
 from collections.abc import Iterator
@@ -68,8 +69,9 @@ class Face:
     height_mm: float
     shape: str = "rect"
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
+        """Hashed once per face: a rulebook places the same faces hundreds of times."""
         return hashlib.sha256(self.svg.encode("utf-8")).hexdigest()
 
 

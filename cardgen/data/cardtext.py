@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +110,33 @@ def sentence_source(snapshot: Snapshot, text: Any, values: dict[str, Any]) -> st
 
 
 def effect_sentence(snapshot: Snapshot, effect: Effect) -> str:
+    """The effect's sentence, filled once per snapshot: the validator, the card faces, the
+    rulebook's card list, legend and figures on every paper and document all ask for it (3.1's
+    rulebook alone asked three times per effect and paper). A snapshot is frozen, so what it
+    says cannot change while it lives; a changed game is a new snapshot, with sentences of its own."""
+    sentences = _sentences(snapshot)
+    known = sentences.get(id(effect))
+    if known is not None and known[0] is effect:
+        return known[1]
+    sentence = _fill_sentence(snapshot, effect)
+    sentences[id(effect)] = (effect, sentence)  # the effect kept with it: its id is not reused meanwhile
+    return sentence
+
+
+def _sentences(snapshot: Snapshot) -> dict[int, tuple[Effect, str]]:
+    """The sentences filled for this snapshot, by effect; forgotten with the snapshot."""
+    key = id(snapshot)
+    sentences = _SENTENCES.get(key)
+    if sentences is None:
+        sentences = _SENTENCES[key] = {}
+        weakref.finalize(snapshot, _SENTENCES.pop, key, None)
+    return sentences
+
+
+_SENTENCES: dict[int, dict[int, tuple[Effect, str]]] = {}  # id(snapshot) -> id(effect) -> (effect, sentence)
+
+
+def _fill_sentence(snapshot: Snapshot, effect: Effect) -> str:
     kind = snapshot.game.effect_kinds.get(effect.do)
     if kind is None:
         raise SentenceError(f"unknown effect '{effect.do}' (expected one of: "

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from ..render.cards import TEXT_CLASS
-from ..render.fonts import FontSet
+from ..render.fonts import FontFace, FontSet
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ICON_MARGIN = 0.04  # icons keep their drawing inside 4..96 of their 100-unit viewBox
@@ -59,8 +59,24 @@ def read_shapes(svg: str, fonts: FontSet) -> list[Shape]:
 
 def read_parts(svg: str, fonts: FontSet) -> dict[str, Box]:
     """The box of every group a template named (`<g id="...">`): where a figure that explains
-    a card (the rulebook's anatomy) finds the card's parts, wherever the layout put them."""
-    return _read(svg, fonts)[1]
+    a card (the rulebook's anatomy) finds the card's parts, wherever the layout put them.
+
+    Read once per process for each face and set of font faces (the metrics are kept per face
+    too, `fonts._metrics`): a build's rulebook, booklet and notes ask for the same faces' parts
+    on every paper, and `validate` renders them four times; parsing and measuring a face was a
+    fifth of filling 3.1's rulebook."""
+    key = (svg, fonts.faces)
+    parts = _PARTS.get(key)
+    if parts is None:
+        parts = _read(svg, fonts)[1]
+        if len(_PARTS) >= PARTS_KEPT:
+            del _PARTS[next(iter(_PARTS))]  # the oldest
+        _PARTS[key] = parts
+    return dict(parts)
+
+
+PARTS_KEPT = 64  # faces whose parts are kept (a rulebook's figures explain a handful)
+_PARTS: dict[tuple[str, tuple[FontFace, ...]], dict[str, Box]] = {}
 
 
 def _read(svg: str, fonts: FontSet) -> tuple[list[Shape], dict[str, Box]]:

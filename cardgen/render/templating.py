@@ -16,8 +16,10 @@ game's code belongs in its plug-in (card_data/<game>/plugin.py).
 from __future__ import annotations
 
 from pathlib import Path
+from types import CodeType
 
 from jinja2 import FileSystemBytecodeCache, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 from jinja2.sandbox import SandboxedEnvironment
 
 from ..builtin import TEMPLATES_DIR
@@ -53,4 +55,40 @@ def _bytecode_cache(project: Project) -> FileSystemBytecodeCache:
     # never be loaded here, as it would call functions without the sandbox's checks
     folder = project.cache_dir / "jinja-sandboxed"
     folder.mkdir(parents=True, exist_ok=True)
-    return FileSystemBytecodeCache(str(folder))
+    return KeptBytecodeCache(str(folder))
+
+
+class KeptBytecodeCache(FileSystemBytecodeCache):
+    """The project's bytecode cache, whose code, once loaded or compiled, this process keeps.
+
+    Each rulebook, booklet and notes paper fills its template in an environment of its own
+    (its helpers and paper are the environment's globals), and `validate` fills four: every
+    one of them loaded the same templates' code from disk again (unmarshalling was a tenth of
+    filling 3.1's rulebook). The code is kept by the bucket's key (the template's name and
+    file) and its source's checksum, as the files are, so an edited template is compiled anew.
+    """
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = _KEPT.get(self._kept_key(bucket))
+        if code is not None:
+            bucket.code = code
+            return
+        super().load_bytecode(bucket)
+        self._keep(bucket)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        super().dump_bytecode(bucket)
+        self._keep(bucket)
+
+    def _keep(self, bucket: Bucket) -> None:
+        if bucket.code is not None:
+            if len(_KEPT) >= CODE_KEPT:
+                del _KEPT[next(iter(_KEPT))]  # the oldest (`cardgen serve` compiles each edit)
+            _KEPT[self._kept_key(bucket)] = bucket.code
+
+    def _kept_key(self, bucket: Bucket) -> tuple[str, str, str]:
+        return self.directory, bucket.key, bucket.checksum
+
+
+CODE_KEPT = 256  # templates' code kept (a project has tens)
+_KEPT: dict[tuple[str, str, str], CodeType] = {}  # (cache folder, bucket key, source checksum) -> code

@@ -52,10 +52,11 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     env = template_environment(project, snapshot.game.id)  # sandboxed, and never leaves the template folders
     words = translator_of(snapshot)
     RulebookWords(words).install(env)  # the game's words, then cardgen's own
-    env.globals.update(Helpers(project, snapshot, rendered, store).globals())
+    helpers = Helpers(project, snapshot, rendered, store)
+    env.globals.update(helpers.globals())
     env.globals.update(
         contents=contents,
-        font_faces=font_faces(project.fonts_dir),
+        font_faces=font_faces(helpers.fonts),
         paper=paper,
         template_url=lambda name: _template_url(project, name),
     )

@@ -55,11 +55,14 @@ class FaceStore:
     def __init__(self, cache_dir: Path):
         self.cache = Cache(cache_dir)
         self._clips = 0
+        self._stored: set[str] = set()  # digests this store has seen in the cache (a face is placed many times)
 
     def url(self, face: Face) -> str:
-        path = self.cache.path(face.digest, ".svg")
-        if not path.is_file():
-            write_text(path, face.svg)
+        if face.digest not in self._stored:
+            path = self.cache.path(face.digest, ".svg")
+            if not path.is_file():
+                write_text(path, face.svg)
+            self._stored.add(face.digest)
         return f"cardgen-face:{face.digest}"
 
     def clip_id(self) -> str:
@@ -302,6 +305,7 @@ class Helpers:
         self.fonts = FontSet(project.fonts_dir)  # measures text where a figure asks for a card's parts
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
+        self._icons: dict[tuple[str, str | None], Markup] = {}  # (name, colour) -> the icon's drawing
 
     def globals(self) -> dict[str, Any]:
         s = self.snapshot
@@ -484,10 +488,17 @@ class Helpers:
         """An icon from icons/ inline in the text, tinted like on the cards, `size` high."""
         if not name:
             raise RulebookError("icon(): no icon name given")
-        try:
-            inner = inline_icon(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
-        except BuildError as exc:
-            raise RulebookError(exc.message) from None
+        # read and checked once per document (a legend and the text repeat icons); a name or
+        # colour of another type goes to inline_icon every time, which says what is wrong
+        key = (name, colour) if isinstance(name, str) and isinstance(colour, (str, type(None))) else None
+        inner = self._icons.get(key) if key else None
+        if inner is None:
+            try:
+                inner = inline_icon(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
+            except BuildError as exc:
+                raise RulebookError(exc.message) from None
+            if key:
+                self._icons[key] = inner
         return Markup(f'<svg class="icon" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
                       f'style="width:{escape(size)};height:{escape(size)}">{inner}</svg>')
 
@@ -503,10 +514,10 @@ class Helpers:
         return found
 
 
-def font_faces(fonts_dir: Path) -> Markup:
+def font_faces(fonts: FontSet) -> Markup:
     """@font-face rules for every font of the project, so text resolves to those files only."""
     rules = []
-    for face in FontSet(fonts_dir).faces:
+    for face in fonts.faces:
         rules.append(
             f"@font-face {{ font-family: {css_string(face.family)}; src: url({css_string(face.path.as_uri())}); "
             f"font-weight: {700 if face.bold else 400}; font-style: {'italic' if face.italic else 'normal'}; }}"
