@@ -35,7 +35,7 @@ class Outline:
 
 def outline(body: str, levels: tuple[int, ...] = (2, 3)) -> Outline:
     entries: list[Entry] = []
-    used = set(ID_RE.findall(body))
+    used = set(_ids(body))
 
     def visit(m: re.Match) -> str:
         level, attrs, inner = int(m.group(1)), m.group(2), m.group(3)
@@ -52,6 +52,27 @@ def outline(body: str, levels: tuple[int, ...] = (2, 3)) -> Outline:
         return f'<h{level} id="{anchor}"{attrs}>{inner}</h{level}>'
 
     return Outline(Markup(HEADING_RE.sub(visit, str(body))), entries)
+
+
+def _ids(body: str) -> list[str]:
+    """`ID_RE.findall(body)`, about 25 times faster on a rulebook: the search looks for the
+    text `id="`, which the regular expression engine skips to quickly, and checks the word
+    boundary before it by hand; a pattern that starts with the boundary is tried at every
+    character of the document (a tenth of filling 3.1's rulebook)."""
+    found: list[str] = []
+    pos = 0
+    while (m := PLAIN_ID_RE.search(body, pos)) is not None:
+        start = m.start()
+        if start > 0 and WORD_RE.match(body, start - 1):  # inside a word ("grid=..."): not an id
+            pos = start + 1  # where ID_RE would try next
+            continue
+        found.append(m.group(1))
+        pos = m.end()
+    return found
+
+
+PLAIN_ID_RE = re.compile(r'id="([^"]*)"')
+WORD_RE = re.compile(r"\w")
 
 
 def plain_text(markup: str) -> str:
