@@ -15,6 +15,7 @@ show the cards exactly as they print.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -102,6 +103,14 @@ class FaceImage:
     def url(self) -> str:
         return self.store.url(self.face)
 
+    @functools.cached_property
+    def _picture(self) -> tuple[str, str]:
+        """The face's <image> and its trimmed viewBox, the same wherever `place` puts it
+        (a figure or a list places one card many times)."""
+        image = (f'<image x="{_fmt(-self.bleed)}" y="{_fmt(-self.bleed)}" width="{_fmt(self.face.width_mm)}" '
+                 f'height="{_fmt(self.face.height_mm)}" preserveAspectRatio="none" href="{escape(self.url)}"/>')
+        return image, f'viewBox="0 0 {_fmt(self.width)} {_fmt(self.height)}"'
+
     def place(self, x: float, y: float, width: float, rotate: float = 0, shadow: bool = True) -> Markup:
         """SVG markup drawing the face trimmed, `width` wide with its top-left at (x, y).
 
@@ -111,9 +120,7 @@ class FaceImage:
         height = width * self.height / self.width
         nums = {k: _fmt(v) for k, v in dict(x=x, y=y, w=width, h=height, cx=x + width / 2,
                                               cy=y + height / 2, r=width / 2).items()}
-        image = (f'<image x="{_fmt(-self.bleed)}" y="{_fmt(-self.bleed)}" width="{_fmt(self.face.width_mm)}" '
-                 f'height="{_fmt(self.face.height_mm)}" preserveAspectRatio="none" href="{escape(self.url)}"/>')
-        box = f'viewBox="0 0 {_fmt(self.width)} {_fmt(self.height)}"'
+        image, box = self._picture
         if self.face.shape == "circle":
             clip = self.store.clip_id()
             r = self.width / 2
@@ -305,6 +312,8 @@ class Helpers:
         self.fonts = FontSet(project.fonts_dir)  # measures text where a figure asks for a card's parts
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
+        self._types: dict[str, TypeView] = {}
+        self._decks: dict[str, DeckView] = {}
         self._icons: dict[tuple[str, str | None], Markup] = {}  # (name, colour) -> the icon's drawing
 
     def globals(self) -> dict[str, Any]:
@@ -358,15 +367,20 @@ class Helpers:
                 if (type is None or c.type == type) and (deck is None or game.card_types[c.type].deck == deck)]
 
     def card_type(self, type_id: str) -> TypeView:
-        spec = self._type_spec(type_id)
-        count = sum(c.count for c in self.snapshot.cards_of_type(type_id))
-        return TypeView(type_id, spec.label, spec.colour, spec.deck, spec.per_player, count, self, spec.plural)
+        if type_id not in self._types:  # one view per type and document, as for cards: each card view has one
+            spec = self._type_spec(type_id)
+            count = sum(c.count for c in self.snapshot.cards_of_type(type_id))
+            self._types[type_id] = TypeView(type_id, spec.label, spec.colour, spec.deck, spec.per_player, count,
+                                            self, spec.plural)
+        return self._types[type_id]
 
     def deck(self, deck_id: str) -> DeckView:
-        spec = self._deck_spec(deck_id)
-        back = self.rendered.backs.get(deck_id)
-        return DeckView(deck_id, spec.name, spec.colour, self.snapshot.deck_size(deck_id),
-                        FaceImage(back, self.snapshot.game.file.bleed_mm, self.store, self.fonts) if back else None)
+        if deck_id not in self._decks:
+            spec = self._deck_spec(deck_id)
+            back = self.rendered.backs.get(deck_id)
+            image = FaceImage(back, self.snapshot.game.file.bleed_mm, self.store, self.fonts) if back else None
+            self._decks[deck_id] = DeckView(deck_id, spec.name, spec.colour, self.snapshot.deck_size(deck_id), image)
+        return self._decks[deck_id]
 
     def _type_spec(self, type_id: str):
         return _declared("card type", type_id, self.snapshot.game.card_types)
