@@ -110,6 +110,68 @@ print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, alive and os.waitpid(
 """
 
 
+C_TYPES_JOBS = """
+import weasyprint
+from pathlib import Path
+
+from cardgen.render.svgconvert import svg_to_files
+
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
+       '<text x="1" y="6" font-family="Alegreya Sans" font-size="4">Ab 12</text></svg>')
+
+
+def parsed():
+    import cairocffi
+    from weasyprint.text.ffi import ffi
+    return sorted(cairocffi.ffi._parsed_types), sorted(ffi._parsed_types)
+
+
+def draw(folder):  # a card with text, as rasterise draws it
+    svg_to_files(SVG, Path(folder) / "card.pdf", Path(folder) / "card.png")
+    return parsed()
+
+
+def lay_out(folder):  # a document with text, as layout lays one out and writes it
+    weasyprint.HTML(string="<p style='font-family: Cinzel'>Hello <b>world</b></p>").write_pdf(Path(folder) / "doc.pdf")
+    return parsed()
+"""
+
+C_TYPES_CHECK = """
+import json, sys
+from pathlib import Path
+import ctypes_jobs
+from cardgen.data.project import find_project
+from cardgen.render.workers import LAYOUT_PRELOAD, drawing_workers
+for module in LAYOUT_PRELOAD:  # what the fork server imported: the C types it parsed
+    __import__(module)
+server = ctypes_jobs.parsed()
+with drawing_workers(find_project(Path.cwd()), 2, LAYOUT_PRELOAD) as pool:
+    drew, laid = pool.submit(ctypes_jobs.draw, sys.argv[1]).result(), pool.submit(ctypes_jobs.lay_out, sys.argv[1]).result()
+print(json.dumps({"server": server, "drew": drew, "laid": laid}))
+"""
+
+
+def test_workers_parse_no_c_type_the_fork_server_parsed_for_them(tmp_path):
+    """cffi parses each C type a process asks for once (3-5 ms); the preload modules
+    (render/preload.py, rulebook/preload.py) parse those a worker asks for when it draws a card or
+    lays out a document, so a forked worker parses none of them again: only the glyph arrays of
+    font subsetting, whose lengths depend on the document."""
+    import json
+
+    (tmp_path / "ctypes_jobs.py").write_text(C_TYPES_JOBS)
+    proc = subprocess.run([sys.executable, "-c", C_TYPES_CHECK, str(tmp_path)], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    (cairo_server, weasyprint_server), drew, laid = got["server"], got["drew"], got["laid"]
+    assert (tmp_path / "card.png").stat().st_size > 0 and (tmp_path / "doc.pdf").stat().st_size > 0
+    assert "cairo_matrix_t *" in cairo_server and "PangoRectangle *" in weasyprint_server
+    for cairo_worker, weasyprint_worker in (drew, laid):
+        assert sorted(set(cairo_worker) - set(cairo_server)) == []
+        assert sorted(name for name in set(weasyprint_worker) - set(weasyprint_server)
+                      if not re.fullmatch(r"hb_codepoint_t\[\d+\]", name)) == []
+
+
 @pytest.mark.skipif(start_method() != "forkserver" or not Path("/proc").is_dir(), reason="Linux's fork server")
 def test_ctrl_c_while_the_fork_server_imports_is_ignored_there(tmp_path):
     """The fork server imports its preloads (about a second) with SIGINT blocked: Python's resource

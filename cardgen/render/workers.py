@@ -47,9 +47,10 @@ if TYPE_CHECKING:
     from ..data.project import Project
 
 # what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint;
-# svgconvert, first, makes this process find cairo's and weasyprint's C libraries: `libraries`)
-RASTER_PRELOAD = ("cardgen.render.svgconvert",)
-LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout")
+# svgconvert, first, makes this process find cairo's and weasyprint's C libraries: `libraries`);
+# the `preload` modules do, once in the fork server, what each worker did first (parse C types)
+RASTER_PRELOAD = ("cardgen.render.svgconvert", "cardgen.render.preload")
+LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout", "cardgen.rulebook.preload")
 
 
 def import_pdf_stack() -> None:

@@ -1,0 +1,38 @@
+"""cairo's C types, parsed once in the fork server instead of in every worker (a preload module).
+
+cffi turns a C type written as a string (`ffi.new("cairo_matrix_t *")`) into a type object the
+first time a process asks for it, with pycparser, over a preamble of every typedef the library
+declares: 3 to 5 ms a type. cairocffi asks for a fixed dozen of them when a worker draws its
+first text (the font check of `fonts.use_project_fonts`, then cairosvg's matrices, text extents
+and PDF stream), so every worker parsed the same types again, about 0.05 s of CPU each (a suite
+run starts some 220 workers: about 10 s). The fork server imports this module
+(`workers.RASTER_PRELOAD`), and every worker forked from it finds the types parsed.
+
+Parsing touches no C library, so fontconfig stays untouched in the server (the workers point it
+at the project fonts themselves). A type missing from the list costs what it did before: it is
+parsed where it is first used. tests/test_workers.py draws a card in a worker and fails if the
+worker had to parse a type of cairo's itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import cairocffi
+
+# what a worker asks cairocffi for when it draws a card with text into a PDF and a PNG (logged
+# from the misses of cffi's type cache over a build of The King's Blade 3.1, 2026-11-27)
+CAIRO_TYPES = (
+    "cairo_destroy_func_t", "cairo_font_extents_t *", "cairo_matrix_t *", "cairo_text_extents_t *",
+    "cairo_write_func_t", "char[]", "double[2]", "double[]",
+)
+
+
+def parse_types(ffi: Any, names: Iterable[str]) -> None:
+    """Have cffi parse these C types now (it keeps each in `ffi`'s cache for the process)."""
+    for name in names:
+        ffi.typeof(name)
+
+
+parse_types(cairocffi.ffi, CAIRO_TYPES)
