@@ -111,10 +111,8 @@ print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, alive and os.waitpid(
 
 
 C_TYPES_JOBS = """
-import weasyprint
+import sys
 from pathlib import Path
-
-from cardgen.render.svgconvert import svg_to_files
 
 SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
        '<text x="1" y="6" font-family="Alegreya Sans" font-size="4">Ab 12</text></svg>')
@@ -122,16 +120,21 @@ SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewB
 
 def parsed():
     import cairocffi
-    from weasyprint.text.ffi import ffi
-    return sorted(cairocffi.ffi._parsed_types), sorted(ffi._parsed_types)
+    weasyprint = sys.modules.get("weasyprint.text.ffi")
+    tables = sorted(name for name in sys.modules if name.startswith("fontTools.ttLib.tables."))
+    return sorted(cairocffi.ffi._parsed_types), sorted(weasyprint.ffi._parsed_types) if weasyprint else [], tables
 
 
 def draw(folder):  # a card with text, as rasterise draws it
+    from cardgen.render.svgconvert import svg_to_files
+
     svg_to_files(SVG, Path(folder) / "card.pdf", Path(folder) / "card.png")
     return parsed()
 
 
 def lay_out(folder):  # a document with text, as layout lays one out and writes it
+    import weasyprint
+
     weasyprint.HTML(string="<p style='font-family: Cinzel'>Hello <b>world</b></p>").write_pdf(Path(folder) / "doc.pdf")
     return parsed()
 """
@@ -141,35 +144,40 @@ import json, sys
 from pathlib import Path
 import ctypes_jobs
 from cardgen.data.project import find_project
-from cardgen.render.workers import LAYOUT_PRELOAD, drawing_workers
-for module in LAYOUT_PRELOAD:  # what the fork server imported: the C types it parsed
+from cardgen.render import workers
+preload = getattr(workers, sys.argv[2])
+for module in preload:  # what the fork server imports: the C types it parsed, the modules it imported
     __import__(module)
 server = ctypes_jobs.parsed()
-with drawing_workers(find_project(Path.cwd()), 2, LAYOUT_PRELOAD) as pool:
-    drew, laid = pool.submit(ctypes_jobs.draw, sys.argv[1]).result(), pool.submit(ctypes_jobs.lay_out, sys.argv[1]).result()
-print(json.dumps({"server": server, "drew": drew, "laid": laid}))
+with workers.drawing_workers(find_project(Path.cwd()), 2, preload) as pool:
+    worker = pool.submit(getattr(ctypes_jobs, sys.argv[3]), sys.argv[1]).result()
+print(json.dumps({"server": server, "worker": worker}))
 """
 
 
-def test_workers_parse_no_c_type_the_fork_server_parsed_for_them(tmp_path):
+@pytest.mark.parametrize("preload, job, made", [("RASTER_PRELOAD", "draw", "card.png"),
+                                                 ("LAYOUT_PRELOAD", "lay_out", "doc.pdf")])
+def test_workers_parse_no_c_type_the_fork_server_parsed_for_them(tmp_path, preload, job, made):
     """cffi parses each C type a process asks for once (3-5 ms); the preload modules
     (render/preload.py, rulebook/preload.py) parse those a worker asks for when it draws a card or
     lays out a document, so a forked worker parses none of them again: only the glyph arrays of
-    font subsetting, whose lengths depend on the document."""
+    font subsetting, whose lengths depend on the document. Nor does it import a module of fontTools'
+    for the font tables its font check reads (render/preload.py)."""
     import json
 
     (tmp_path / "ctypes_jobs.py").write_text(C_TYPES_JOBS)
-    proc = subprocess.run([sys.executable, "-c", C_TYPES_CHECK, str(tmp_path)], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
+    proc = subprocess.run([sys.executable, "-c", C_TYPES_CHECK, str(tmp_path), preload, job], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.splitlines()[-1])
-    (cairo_server, weasyprint_server), drew, laid = got["server"], got["drew"], got["laid"]
-    assert (tmp_path / "card.png").stat().st_size > 0 and (tmp_path / "doc.pdf").stat().st_size > 0
-    assert "cairo_matrix_t *" in cairo_server and "PangoRectangle *" in weasyprint_server
-    for cairo_worker, weasyprint_worker in (drew, laid):
-        assert sorted(set(cairo_worker) - set(cairo_server)) == []
-        assert sorted(name for name in set(weasyprint_worker) - set(weasyprint_server)
-                      if not re.fullmatch(r"hb_codepoint_t\[\d+\]", name)) == []
+    (cairo_server, weasyprint_server, tables_server), (cairo, weasyprint, tables) = got["server"], got["worker"]
+    assert (tmp_path / made).stat().st_size > 0
+    assert "cairo_matrix_t *" in cairo_server and ("PangoRectangle *" in weasyprint_server) == (job == "lay_out")
+    assert "fontTools.ttLib.tables._n_a_m_e" in tables  # the worker's font check read the fonts' names
+    assert sorted(set(tables) - set(tables_server)) == []
+    assert sorted(set(cairo) - set(cairo_server)) == []
+    assert sorted(name for name in set(weasyprint) - set(weasyprint_server)
+                  if not re.fullmatch(r"hb_codepoint_t\[\d+\]", name)) == []
 
 
 @pytest.mark.skipif(start_method() != "forkserver" or not Path("/proc").is_dir(), reason="Linux's fork server")
