@@ -195,6 +195,34 @@ def test_ctrl_c_while_the_fork_server_imports_is_ignored_there(tmp_path):
     assert (proc.stdout.split(), proc.stderr) == (["1", "True"], "")
 
 
+SHADOWED_CHECK = """
+import json
+from cardgen.render.workers import Workers
+
+if __name__ == "__main__":
+    with Workers(2, preload=("cardgen.render.svgconvert",)) as pool:
+        print(json.dumps(list(pool.map(eval, [("__import__('cardgen').__file__",)] * 3))))
+"""
+
+
+@pytest.mark.skipif(start_method() != "forkserver" or sys.version_info < (3, 11),
+                    reason="a fork server started with PYTHONSAFEPATH (Python 3.11+)")
+def test_workers_import_cardgen_from_where_the_command_does_not_from_the_working_folder(tmp_path):
+    """The fork server is started with `python -c`, which put its working folder first on its
+    path: run from a folder holding another `cardgen` (a checkout), its workers imported that one
+    while the command ran the one on its own path (a benchmark's checkout)."""
+    import json
+
+    shadow = tmp_path / "here"
+    (shadow / "cardgen").mkdir(parents=True)
+    (shadow / "cardgen" / "__init__.py").write_text("SHADOW = True\n")
+    (tmp_path / "check.py").write_text(SHADOWED_CHECK)
+    proc = subprocess.run([sys.executable, str(tmp_path / "check.py")], capture_output=True, text=True, timeout=120,
+                          cwd=shadow, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == [str(PACKAGE / "__init__.py")] * 3
+
+
 def test_workers_take_the_commands_environment(monkeypatch):
     """A worker forked from a server started earlier still sees the environment as it is when its
     pool starts (SOURCE_DATE_EPOCH, the cache folder), as a spawned one would."""
