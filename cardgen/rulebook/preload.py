@@ -13,10 +13,13 @@ Nothing here draws or measures text, so fontconfig stays untouched in the server
 
 from __future__ import annotations
 
-from weasyprint.text.ffi import ffi
-
 from ..render.preload import parse_types
 from .columns import unfit_weasyprint
+
+try:
+    from weasyprint.text.ffi import ffi
+except ImportError:  # another weasyprint, its bindings moved: its types are parsed where used, as before
+    ffi = None
 
 # what a worker asks weasyprint's cffi for when it lays out and writes a document (logged from the
 # misses of cffi's type cache over a build of The King's Blade 3.1 with its rulebook, 2026-11-27)
@@ -25,5 +28,6 @@ WEASYPRINT_TYPES = (
     "hb_tag_t[100]", "unsigned int *",
 )
 
-parse_types(ffi, WEASYPRINT_TYPES)
+if ffi is not None:
+    parse_types(ffi, WEASYPRINT_TYPES)
 unfit_weasyprint()
