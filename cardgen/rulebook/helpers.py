@@ -25,6 +25,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from .. import contain
 from ..atomic import write_text
 from ..buildtypes import Face, RenderedSet
 from ..cache import Cache
@@ -310,11 +311,11 @@ class Helpers:
         self.rendered = rendered
         self.store = store
         self.fonts = FontSet(project.fonts_dir)  # measures text where a figure asks for a card's parts
+        self.icons = contain.Icons(project.icons_dir)  # read once for the whole document
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
         self._types: dict[str, TypeView] = {}
         self._decks: dict[str, DeckView] = {}
-        self._icons: dict[tuple[str, str | None], Markup] = {}  # (name, colour) -> the icon's drawing
 
     def globals(self) -> dict[str, Any]:
         s = self.snapshot
@@ -502,17 +503,10 @@ class Helpers:
         """An icon from icons/ inline in the text, tinted like on the cards, `size` high."""
         if not name:
             raise RulebookError("icon(): no icon name given")
-        # read and checked once per document (a legend and the text repeat icons); a name or
-        # colour of another type goes to inline_icon every time, which says what is wrong
-        key = (name, colour) if isinstance(name, str) and isinstance(colour, (str, type(None))) else None
-        inner = self._icons.get(key) if key else None
-        if inner is None:
-            try:
-                inner = inline_icon(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
-            except BuildError as exc:
-                raise RulebookError(exc.message) from None
-            if key:
-                self._icons[key] = inner
+        try:
+            inner = inline_icon(self.icons, name, 0, 0, 100, colour)  # tinted as on the cards
+        except BuildError as exc:
+            raise RulebookError(exc.message) from None
         return Markup(f'<svg class="icon" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
                       f'style="width:{escape(size)};height:{escape(size)}">{inner}</svg>')
 
