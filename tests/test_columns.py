@@ -220,7 +220,7 @@ def _seed_documents_keep_the_promise(game_id: str, language: str, against_pdftot
             blocks = _weasyprint_alongside(m)
             ours = _laid_out(project, doc)
         words = drawn_words(ours)
-        if all(blocks):  # weasyprint gave every block the boxes cardgen gave it: its document is ours
+        if blocks and all(blocks):  # weasyprint gave every block the boxes cardgen gave it: its document is ours
             their_words, their_pages = words, len(ours.pages)
         else:
             with pytest.MonkeyPatch.context() as m:
