@@ -30,7 +30,7 @@ from ..errors import BuildError, CardgenError, Finding, Loc
 from ..units import svg_number as _fmt
 from . import textfit
 from .fonts import FontSet, MissingGlyphError
-from .icons import inline_icon
+from .icons import Icons
 from .templating import template_environment
 
 TEXT_CLASS = "cg-text"  # marks fitted text blocks, which the preflight reads back
@@ -55,6 +55,7 @@ class CardRenderer:
         self.snapshot = snapshot
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
+        self.icons = Icons(project.icons_dir)
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}
@@ -115,9 +116,9 @@ class CardRenderer:
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.inline_icon`."""
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.Icons.inline`."""
         try:
-            return inline_icon(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
+            return self.icons.inline(name, x, y, size, colour, opacity, height, fit)
         except CardgenError as exc:
             raise BuildError(f"{self._current}: {exc}", exc.loc or self._loc) from None
 

@@ -331,6 +331,7 @@ class FontSet:
         self.faces = tuple(_read_face(path) for path in _font_files(self.fonts_dir))
         if not self.faces:
             raise FontError(f"no fonts in {self.fonts_dir}")
+        self._resolved: dict[tuple[str, bool, bool], FontFace] = {}  # text measuring asks thousands of times
 
     @property
     def families(self) -> list[str]:
@@ -344,13 +345,18 @@ class FontSet:
         with the right slant first (Alegreya Sans bold italic -> Italic, Cinzel italic ->
         Regular). Verified against cairo's PDF output in tests/test_fonts.py.
         """
+        found = self._resolved.get((family, bold, italic))
+        if found is not None:
+            return found
         candidates = [face for face in self.faces if face.family.casefold() == family.casefold()]
         if not candidates:
             raise UnknownFamilyError(
                 f"font family {family!r} is not in {self.fonts_dir} "
                 f"(available: {', '.join(self.families)})"
             )
-        return min(candidates, key=lambda face: (face.italic != italic, face.bold != bold))
+        found = self._resolved[family, bold, italic] = min(
+            candidates, key=lambda face: (face.italic != italic, face.bold != bold))
+        return found
 
     def path(self, family: str, bold: bool = False, italic: bool = False) -> Path:
         return self.resolve(family, bold, italic).path

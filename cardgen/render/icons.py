@@ -10,6 +10,7 @@ icons (or one icon in two colours) on the same card never share a gradient or cl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -20,29 +21,55 @@ from .. import contain
 from ..units import svg_number as _fmt
 
 ID_RE = re.compile(r'id="([^"]+)"')
+URL_RE = re.compile(r"url\(#([^)]+)\)")
+HREF_RE = re.compile(r'href="#([^"]+)"')
+
+
+class Icons:
+    """The icons of one icons/ folder for one drawing of faces (the card stage's run): each
+    name is checked and read once, however many cards and boxes draw it. Made afresh for each
+    run, so an icon edited between two runs (`cardgen serve`) is read again."""
+
+    def __init__(self, icons_dir: Path) -> None:
+        self.icons_dir = icons_dir
+        self._read: dict[str, tuple[str, str]] = {}
+
+    def inline(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+               opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
+        """icons_dir/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+
+        fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
+        "none" stretches it.
+        """
+        if not name:
+            return Markup("")
+        source = self._read.get(name)
+        if source is None:  # inside icons/ after links, and really SVG
+            source = self._read[name] = contain.read_icon(self.icons_dir, name)
+        viewbox, body = source
+        body = _tinted(body, name, colour or "#1f1a17")
+        op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
+        h = height if height is not None else size
+        aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
+                  "none": ' preserveAspectRatio="none"'}[fit]
+        return Markup(
+            f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
+            f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
+        )
 
 
 def inline_icon(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
                 opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-    """icons_dir/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+    """One icon drawn once: `Icons.inline` (see there)."""
+    return Icons(icons_dir).inline(name, x, y, size, colour, opacity, height, fit)
 
-    fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
-    "none" stretches it.
-    """
-    if not name:
-        return Markup("")
-    viewbox, body = contain.read_icon(icons_dir, name)  # inside icons/ after links, and really SVG
-    tint = colour or "#1f1a17"
+
+@functools.lru_cache(maxsize=1024)
+def _tinted(body: str, name: str, tint: str) -> str:
+    """The icon's body in `tint`, its ids suffixed per icon and tint: a function of the text
+    read, kept, as the same few icons are drawn in the same few colours on every card."""
     suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
     body = body.replace("currentColor", tint)
     body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
-    body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
-    body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
-    op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
-    h = height if height is not None else size
-    aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
-              "none": ' preserveAspectRatio="none"'}[fit]
-    return Markup(
-        f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-        f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
-    )
+    body = URL_RE.sub(lambda m: f"url(#{m.group(1)}-{suffix})", body)
+    return HREF_RE.sub(lambda m: f'href="#{m.group(1)}-{suffix}"', body)
