@@ -11,10 +11,12 @@ SVG by hand: icons inlined from icons/, and text fitted into a box with the font
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from xml.etree import ElementTree
 
 from jinja2 import TemplateError
 from markupsafe import Markup
@@ -347,13 +349,19 @@ def template_place(exc: BaseException, template: str) -> str:
     return f"{where}:{line}" if line else where
 
 
+@functools.lru_cache(maxsize=2)
+def face_tree(svg: str) -> ElementTree.Element:
+    """A face's SVG parsed, shared (read only) by the check that it is well-formed and the
+    preflight reading its shapes right after: each face is parsed once. ParseError if it is
+    not well-formed."""
+    return ElementTree.fromstring(svg)
+
+
 def _check_svg(svg: str, project_root: Path, what: str, loc: Loc) -> None:
     """The card must be well-formed XML (cairo would fail later, in a worker, without the card's
     name) and may refer only to its own ids, inline data and files of the project."""
-    from xml.etree import ElementTree
-
     try:
-        ElementTree.fromstring(svg)
+        face_tree(svg)
     except ElementTree.ParseError as exc:
         line, column = exc.position
         raise BuildError(f"{what} is not well-formed SVG: {exc} (line {line}, column {column + 1} of the "
