@@ -67,6 +67,9 @@ class CardRenderer:
         # sandboxed (a template reads data and calls the helpers, but cannot reach Python
         # internals such as `''.__class__.__mro__`), and its loader never leaves the template folders
         self.env = template_environment(project, self.game.id, keep_trailing_newline=True)
+        # a renderer draws one run of faces from the templates as they were when it started
+        # (the stage's cache key read them then): no file's time checked again at every face
+        self.env.auto_reload = False
         self.translator = translator_of(snapshot)  # this renderer's own: its `missing` are the templates'
         self.translator.install(self.env)
         self.env.globals.update(
