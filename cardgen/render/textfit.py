@@ -162,7 +162,7 @@ def fit_text(
     except TypeError:  # a run that is not a Text or an Icon: _paragraphs says so
         return _fit(runs, width, height, max_size, min_size, line_height, align, measure)
     if found is None:
-        if len(measure.fitted) >= MEASURED_LIMIT:
+        if len(measure.fitted) >= LAYOUTS_KEPT:  # forget, rather than grow without end
             measure.fitted.clear()
         found = measure.fitted[key] = _fit(runs, width, height, max_size, min_size, line_height, align, measure)
     return found
@@ -253,7 +253,12 @@ _NOTHING = _Extent(0.0, 0.0, 0.0)
 _STYLES: tuple[tuple[bool, bool], ...] = ((False, False), (False, True), (True, False), (True, True))  # (bold, italic)
 _MEASURES: dict[tuple[FontMetrics, ...], _Measure] = {}
 _FAMILIES: weakref.WeakKeyDictionary[FontSet, dict[str, _Measure]] = weakref.WeakKeyDictionary()
-MEASURED_LIMIT = 100_000  # extents and layouts one family keeps (a long `cardgen serve` session)
+# what is kept, bounded for a long process (`cardgen serve`, a test run drawing many project
+# copies, each with fonts of its own): a seed game fits about 250 layouts and measures 450 words
+# and lines per family
+MEASURES_KEPT = 8  # families (of one font folder each)
+EXTENTS_KEPT = 20_000  # words and lines a family keeps measured
+LAYOUTS_KEPT = 4_000  # fitted layouts a family keeps
 
 
 def _measure_of(fonts: FontSet, family: str) -> _Measure:
@@ -267,6 +272,8 @@ def _measure_of(fonts: FontSet, family: str) -> _Measure:
         metrics = tuple(fonts.metrics(family, *style) for style in _STYLES)
         found = _MEASURES.get(metrics)
         if found is None:
+            if len(_MEASURES) >= MEASURES_KEPT:  # the one made longest ago
+                del _MEASURES[next(iter(_MEASURES))]
             found = _MEASURES[metrics] = _Measure(dict(zip(_STYLES, metrics)))
         known[family] = found
     return found
@@ -303,9 +310,8 @@ class _Measure:
         key = tuple(atoms)
         found = self._extents.get(key)
         if found is None:
-            if len(self._extents) >= MEASURED_LIMIT:  # forget, rather than grow without end
+            if len(self._extents) >= EXTENTS_KEPT:  # forget, rather than grow without end
                 self._extents.clear()
-                self.fitted.clear()
             found = self._extents[key] = sum((self.atom(atom) for atom in atoms), _NOTHING)
         return found
 
