@@ -158,11 +158,11 @@ def _text_block(group: ET.Element, ctm: Matrix, fonts: FontSet) -> tuple[Box | N
                                         span.get("font-style") == "italic")
                 x, base = _float(span.get("x")), _float(span.get("y"))
                 for char in text:
-                    ink = metrics.ink(char)
+                    advance, ink = metrics.glyph(char)
                     if ink:
                         boxes.append(_transform_box(ctm, (x + ink[0] * size, base - ink[3] * size,
                                                           x + ink[2] * size, base - ink[1] * size)))
-                    x += metrics.advance(char) * size
+                    x += advance * size
     if not boxes:
         return None, "", size, fill
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))

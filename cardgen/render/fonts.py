@@ -251,6 +251,11 @@ class FontMetrics:
         """Horizontal ink extent (left, right) of `char` from its origin in em; None if blank."""
         return self._ink_x[self._code(char)]
 
+    def glyph(self, char: str) -> tuple[float, tuple[float, float, float, float] | None]:
+        """`advance(char)` and `ink(char)` in one look-up (the preflight reads every glyph)."""
+        code = self._code(char)
+        return self._advances[code], self._ink[code]
+
     def ink(self, char: str) -> tuple[float, float, float, float] | None:
         """Ink box (xMin, yMin, xMax, yMax) of `char` in em, y up from the baseline; None if blank."""
         return self._ink[self._code(char)]
