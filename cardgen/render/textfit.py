@@ -256,7 +256,7 @@ _FAMILIES: weakref.WeakKeyDictionary[FontSet, dict[str, _Measure]] = weakref.Wea
 # what is kept, bounded for a long process (`cardgen serve`, a test run drawing many project
 # copies, each with fonts of its own): a seed game fits about 250 layouts and measures 450 words
 # and lines per family
-MEASURES_KEPT = 8  # families (of one font folder each)
+MEASURES_KEPT = 8  # families (of one font folder each); a ninth starts the set again
 EXTENTS_KEPT = 20_000  # words and lines a family keeps measured
 LAYOUTS_KEPT = 4_000  # fitted layouts a family keeps
 
@@ -272,8 +272,8 @@ def _measure_of(fonts: FontSet, family: str) -> _Measure:
         metrics = tuple(fonts.metrics(family, *style) for style in _STYLES)
         found = _MEASURES.get(metrics)
         if found is None:
-            if len(_MEASURES) >= MEASURES_KEPT:  # the one made longest ago
-                del _MEASURES[next(iter(_MEASURES))]
+            if len(_MEASURES) >= MEASURES_KEPT:  # start again (no iterating: `cardgen serve` has threads)
+                _MEASURES.clear()
             found = _MEASURES[metrics] = _Measure(dict(zip(_STYLES, metrics)))
         known[family] = found
     return found
