@@ -384,13 +384,47 @@ def _read_face(path: Path) -> FontFace:
     font check, and parsing the five fonts' tables cost about 40 ms each time."""
     try:
         stat = path.stat()
-    except OSError:  # gone, or a broken link: _face_of says so in one line
-        return _face_of.__wrapped__(path, -1, -1)
+    except OSError:  # gone, or a broken link: _parsed_face says so in one line
+        return _parsed_face(path)
     return _face_of(path, stat.st_size, stat.st_mtime_ns)
+
+
+FACES_FORMAT = 1  # bump when _parsed_face's answer changes meaning
 
 
 @functools.lru_cache(maxsize=256)
 def _face_of(path: Path, size: int, mtime_ns: int) -> FontFace:
+    """_parsed_face(path), kept on disk by the font's content (as its metrics are): parsing the
+    name and OS/2 tables imports most of fontTools' table code, about 50 ms, which every
+    process that draws or checks text paid again, every drawing worker included."""
+    import hashlib
+    import json
+
+    from fontTools import version as fonttools_version
+
+    try:
+        data = path.read_bytes()
+    except OSError:  # gone, or unreadable: _parsed_face says so in one line
+        return _parsed_face(path)
+    key = hashlib.sha256(data + f"|face|{FACES_FORMAT}|{fonttools_version}".encode()).hexdigest()
+    stored = default_cache_dir().parent / "fontfaces" / f"{key}.json"
+    try:
+        kept = json.loads(stored.read_text(encoding="utf-8"))
+        if isinstance(kept.get("family"), str) and kept["family"] and all(
+                isinstance(kept.get(k), bool) for k in ("bold", "italic")):
+            return FontFace(path=path, family=kept["family"], bold=kept["bold"], italic=kept["italic"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    face = _parsed_face(path)
+    try:
+        atomic.write_text(stored, json.dumps({"family": face.family, "bold": face.bold, "italic": face.italic},
+                                             sort_keys=True))
+    except BuildError:  # a cache that cannot be written costs time, not correctness
+        pass
+    return face
+
+
+def _parsed_face(path: Path) -> FontFace:
     try:
         font = TTFont(path, lazy=True)
         names = font["name"]
