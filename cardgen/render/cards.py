@@ -32,7 +32,7 @@ from ..errors import BuildError, CardgenError, Finding, Loc
 from ..units import svg_number as _fmt
 from . import textfit
 from .fonts import FontSet, MissingGlyphError
-from .icons import Icons
+from .icons import inline_icon
 from .templating import template_environment
 
 TEXT_CLASS = "cg-text"  # marks fitted text blocks, which the preflight reads back
@@ -57,7 +57,7 @@ class CardRenderer:
         self.snapshot = snapshot
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
-        self.icons = Icons(project.icons_dir)
+        self.icons = contain.Icons(project.icons_dir)  # read once for all the faces this renderer draws
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}
@@ -121,9 +121,9 @@ class CardRenderer:
 
     def icon(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.Icons.inline`."""
+        """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.inline_icon`."""
         try:
-            return self.icons.inline(name, x, y, size, colour, opacity, height, fit)
+            return inline_icon(self.icons, name, x, y, size, colour, opacity, height, fit)
         except CardgenError as exc:
             raise BuildError(f"{self._current}: {exc}", exc.loc or self._loc) from None
 

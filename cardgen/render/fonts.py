@@ -389,6 +389,7 @@ def _read_face(path: Path) -> FontFace:
     return _face_of(path, stat.st_size, stat.st_mtime_ns)
 
 
+FACE_TABLES = ("name", "OS/2")  # what `_parsed_face` reads of a font (`render.preload` imports their modules)
 FACES_FORMAT = 1  # bump when _parsed_face's answer changes meaning
 
 

@@ -1,7 +1,8 @@
 """Icons from the project's icons/ folder, inlined into SVG and tinted.
 
-Every icon is read through `contain.read_icon`: a name leading outside icons/ (after links)
-or a file that is not plain SVG is an error naming it, never pasted into a card.
+Every icon is read through `contain.read_icon` (once per stage, `contain.Icons`): a name leading
+outside icons/ (after links) or a file that is not plain SVG is an error naming it, never pasted
+into a card.
 
 One drawing of an icon serves the cards and the rulebook, so a symbol looks the same in both:
 `currentColor` becomes the tint, and the icon's ids get a suffix per icon and tint, so two
@@ -13,7 +14,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from pathlib import Path
 
 from markupsafe import Markup
 
@@ -25,43 +25,25 @@ URL_RE = re.compile(r"url\(#([^)]+)\)")
 HREF_RE = re.compile(r'href="#([^"]+)"')
 
 
-class Icons:
-    """The icons of one icons/ folder for one drawing of faces (the card stage's run): each
-    name is checked and read once, however many cards and boxes draw it. Made afresh for each
-    run, so an icon edited between two runs (`cardgen serve`) is read again."""
-
-    def __init__(self, icons_dir: Path) -> None:
-        self.icons_dir = icons_dir
-        self._read: dict[str, tuple[str, str]] = {}
-
-    def inline(self, name: str | None, x: float, y: float, size: float, colour: str | None = None,
-               opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-        """icons_dir/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
-
-        fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
-        "none" stretches it.
-        """
-        if not name:
-            return Markup("")
-        source = self._read.get(name)
-        if source is None:  # inside icons/ after links, and really SVG
-            source = self._read[name] = contain.read_icon(self.icons_dir, name)
-        viewbox, body = source
-        body = _tinted(body, name, colour or "#1f1a17")
-        op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
-        h = height if height is not None else size
-        aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
-                  "none": ' preserveAspectRatio="none"'}[fit]
-        return Markup(
-            f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
-            f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
-        )
-
-
-def inline_icon(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+def inline_icon(icons: contain.Icons, name: str | None, x: float, y: float, size: float, colour: str | None = None,
                 opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-    """One icon drawn once: `Icons.inline` (see there)."""
-    return Icons(icons_dir).inline(name, x, y, size, colour, opacity, height, fit)
+    """icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+
+    fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
+    "none" stretches it.
+    """
+    if not name:
+        return Markup("")
+    viewbox, body = icons.read(name)  # inside icons/ after links, and really SVG
+    body = _tinted(body, name, colour or "#1f1a17")
+    op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
+    h = height if height is not None else size
+    aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
+              "none": ' preserveAspectRatio="none"'}[fit]
+    return Markup(
+        f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
+        f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
+    )
 
 
 @functools.lru_cache(maxsize=1024)
