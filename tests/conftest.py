@@ -65,6 +65,24 @@ def project_copy(tmp_path: Path) -> Path:
     return load_project(ROOT).copy_sources(tmp_path / "project").root
 
 
+def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
+    """A copy of the project's sources for one module's tests to share, and what each file
+    holds, for `put_back` after each test: one copy instead of one a test, so its templates are
+    compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
+    root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
+    return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+
+
+def put_back(root: Path, files: dict[Path, bytes]) -> None:
+    """The copy as `shared_project_copy` made it: files a test added removed, files it changed
+    written again."""
+    for path in [p for p in root.rglob("*") if p.is_file() and p not in files]:
+        path.unlink()
+    for path, data in files.items():
+        if path.read_bytes() != data:
+            path.write_bytes(data)
+
+
 @pytest.fixture
 def fresh_project_copy(project_copy: Path, monkeypatch) -> Path:
     """`project_copy` whose builds start from an empty cache of their own (build/.cache in the

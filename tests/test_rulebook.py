@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages
+from conftest import ROOT, developer_vocabulary, pdf_pages, put_back, shared_project_copy
 from PIL import Image
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -417,23 +417,16 @@ def test_anatomy_callouts_point_at_the_parts_of_the_real_card(built, html31):
 
 @pytest.fixture(scope="module")
 def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
-    root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("seed-copy") / "project").root
-    return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    return shared_project_copy(tmp_path_factory)
 
 
 @pytest.fixture
 def seed_copy(_seed_copy_sources) -> Iterator[Path]:
-    """A copy of the seed project's sources that a test may break, put back as it was after each
-    test (files it added removed, files it changed written again): one copy for the module's
-    tests, so its templates are compiled once, not once a test (Jinja's bytecode cache is keyed
-    by the template file's path and checked against its source)."""
+    """A copy of the seed project's sources that a test may break, shared by the module's tests
+    and put back after each (`conftest.shared_project_copy`)."""
     root, files = _seed_copy_sources
     yield root
-    for path in [p for p in root.rglob("*") if p.is_file() and p not in files]:
-        path.unlink()
-    for path, data in files.items():
-        if path.read_bytes() != data:
-            path.write_bytes(data)
+    put_back(root, files)
 
 
 @pytest.fixture(scope="module")
