@@ -133,8 +133,8 @@ def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_pa
     rendered = draw_cards(project, snapshot, checks=False).faces()  # drawn again: the same faces
     again = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("a4",)), out, Manifest(out))
     assert [o.rebuilt for o in again] == [False]
-    _rulebook(ROOT, "3.1", tmp_path, project_and_snapshot=(project, snapshot), rendered=rendered)  # a fresh
-    # folder, no manifest: laid out again
+    # a fresh folder, no manifest: laid out again
+    _rulebook(ROOT, "3.1", tmp_path, project_and_snapshot=(project, snapshot), rendered=rendered)
     assert (tmp_path / "rulebook-a4.pdf").read_bytes() == books["3.1"].read_bytes()
 
 
