@@ -19,7 +19,7 @@ from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
 from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.cardpdf import faces_dir
-from cardgen.rulebook.helpers import FaceStore
+from cardgen.rulebook.helpers import FaceStore, Helpers
 
 # each game's rulebook and the player count its set-up figure shows
 SHOWN = {"kings-blade": 4, "kings-guild": 2, "knightfall": 2, "one-true-king": 2, "way-of-the-blade": 4}
@@ -147,3 +147,45 @@ def test_the_pdf_shows_the_set_up(seed_builds):
     table = deal(snapshot, 4)
     shown = sum(len(p.cards) for p in table.places() if p.kind in ("row", "cards", "hand"))
     assert len(xobjects) >= shown  # at least one drawing per card shown
+
+
+def _plate(tag) -> tuple[float, float, float, float]:
+    """A count's plate (or, without one, its words' box) as the template draws it: left, top, right, bottom."""
+    w, h = tag.plate or ((1.0 if tag.infinity else 0.56 * len(tag.text)) * tag.size, tag.size)
+    top = tag.y - tag.size * 0.35 - h / 2
+    return tag.x - w / 2, top, tag.x + w / 2, top + h
+
+
+def _box(pictures) -> tuple[float, float, float, float]:
+    return (min(p.x for p in pictures), min(p.y for p in pictures),
+            max(p.x + p.w for p in pictures), max(p.y + p.h for p in pictures))
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_counts_on_a_board_stay_on_it_and_off_the_other_places():
+    """The King's Guild's main board holds decks, the resources and the coin bank. Each count there
+    is on a plate (legible over the board's printed art), within the board and over no other place's
+    pieces; a deck's count inside the deck. Below a deck it ran into the next place or off the board's
+    edge (the Missions' ×22 over the Specialists' row, the treasure decks' ×12 under the board)."""
+    project, snapshot = _snapshot(ROOT, "kings-guild")
+    rendered = draw_cards(project, snapshot, checks=False).faces()
+    figure = Helpers(project, snapshot, rendered, FaceStore(faces_dir(project))).setup_layout(SHOWN["kings-guild"])
+    [board] = [p for p in figure.places if p.kind == "board" and p.seat is None]
+    on_board = [p for p in figure.places if p.on_board]
+    counted = [(p, t) for p in on_board for t in p.tags]
+    assert {p.id for p, _ in counted} >= {"missioni", "stanze", "tesori-rossi", "riserva", "banca"}
+    for place, tag in counted:
+        plate = _plate(tag)
+        assert tag.plate, (place.id, tag.text)
+        inside = _box(board.pictures)
+        assert inside[0] <= plate[0] and plate[2] <= inside[2] and inside[1] <= plate[1] and plate[3] <= inside[3], \
+            (place.id, tag.text, plate)
+        others = [pic for other in on_board if other is not place for pic in other.pictures]
+        assert not any(_overlap(plate, _box([pic])) for pic in others), (place.id, tag.text, plate)
+        if place.kind == "deck":
+            pile = _box(place.pictures)
+            assert pile[0] <= plate[0] and plate[2] <= pile[2] and pile[1] <= plate[1] and plate[3] <= pile[3], \
+                (place.id, tag.text)

@@ -177,6 +177,17 @@ def test_labels_are_in_the_builds_language(tables):
     assert italian["SaveName"] == "The King's Guild 1 (4 giocatori)"
 
 
+def test_knightfall_camp_maps_lie_on_the_table_as_boards(tables):
+    """A camp map is a board (`component: board`): one Custom_Board in front of each player, not
+    a card as large as the map that a player could pick up into a hand or shuffle into a deck."""
+    snapshot, out, export, save = tables[("knightfall", "en", 2)]
+    card_of = _identify(snapshot, out)
+    states = _all_states(save["ObjectStates"])
+    camps = {c.id for c in snapshot.cards if c.type == "camp"}
+    assert sorted(s["Name"] for s in states if card_of(s) in camps) == ["Custom_Board", "Custom_Board"]
+    assert not [s for s in states if s["Name"] == "Card" and card_of(s) in camps]
+
+
 def test_kings_guild_supplies_and_seats(tables):
     snapshot, out, export, save = tables[("kings-guild", "it", 6)]
     states = save["ObjectStates"]

@@ -43,6 +43,8 @@ GAP = 12.0  # mm between the groups of the table, at the table's own scale
 NEAR = 5.0  # mm between the components of one group
 PAGE_MM = 170.0  # the width a figure is drawn at on a page, to size its words
 WORDS_MM = 3.2  # a label's height on that page
+PLATE_WORDS = 0.8  # a count on a board, on its plate: smaller than the words around the table
+PLATE_SHARE = 0.7  # and its plate at most this share of the pile's width
 PILE_SHOWN = 3  # backs drawn for a pile, whatever its size
 STACK_SHOWN = 4  # copies drawn for a stack of one piece
 FAN_DEGREES = 7.0  # between two cards of a fanned hand
@@ -79,6 +81,9 @@ class Tag:
     word: str = ""  # a word the template says in the build's language instead ("hand")
     # drawn as the infinity sign (an unlimited supply): a path, since a project's fonts may lack U+221E
     infinity: bool = False
+    # (width, height) of a plate behind the words, centred on them: a count on a board sits on the
+    # pile itself, over the board's printed art, where a word below it would run into the next place
+    plate: tuple[float, float] | None = None
 
 
 @dataclass
@@ -308,8 +313,23 @@ class _Drawer:
         drawing.w, drawing.h = width, y1 - y0 + top
         return drawing
 
-    def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float, infinity: bool = False) -> None:
-        drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font, infinity=infinity))
+    def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float, right: float,
+               infinity: bool = False) -> None:
+        """A pile's count: below it, centred on `x` (its bottom edge at `y`). On a board, on a plate
+        that keeps it legible over the board's printed art, and inside the pile's bottom right-hand
+        corner (`right`) where the plate takes at most PLATE_SHARE of the pile's width (a deck): a
+        count below a deck runs into the next place on the board. A small pile (a coin, a token)
+        keeps its count below it, so its face stays seen."""
+        if not drawing.on_board:
+            drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font, infinity=infinity))
+            return
+        size = self.font * PLATE_WORDS
+        w, h, inset = size * ((1.0 if infinity else 0.56 * len(text)) + 0.6), size * 1.2, size * 0.2
+        if w <= PLATE_SHARE * 2 * (right - x):  # right - x: half the pile's width
+            cx, cy = right - inset - w / 2, y - inset - h / 2
+        else:
+            cx, cy = x, y + inset + h / 2
+        drawing.tags.append(Tag(text, cx, cy + size * 0.35, size, infinity=infinity, plate=(w, h)))
 
     def _pile(self, drawing: PlaceDrawing, placed: Placed) -> None:
         """A pile: its back (or its top card, face up) with two more under it, and its size."""
@@ -321,7 +341,8 @@ class _Drawer:
             card = placed.cards[i]
             up = placed.face_up and i == 0
             drawing.pictures.append(self.picture(card if up else top, up, i * step, i * step, shadow=i == shown - 1))
-        self._count(drawing, f"×{len(placed.cards)}", (w + (shown - 1) * step) / 2, h + (shown - 1) * step)
+        self._count(drawing, f"×{len(placed.cards)}", (w + (shown - 1) * step) / 2, h + (shown - 1) * step,
+                    w + (shown - 1) * step)
 
     def _stacks(self, drawing: PlaceDrawing, placed: Placed, unlimited: bool) -> None:
         """Pieces: one small stack per different piece, with how many there are (∞: as many as needed)."""
@@ -338,7 +359,7 @@ class _Drawer:
                 drawing.pictures.append(self.picture(card, True, x + i * step, i * step, shadow=i == shown - 1))
             if n > 1 or unlimited:
                 self._count(drawing, "∞" if unlimited else f"×{n}", x + (w + (shown - 1) * step) / 2,
-                            h + (shown - 1) * step, infinity=unlimited)
+                            h + (shown - 1) * step, x + w + (shown - 1) * step, infinity=unlimited)
             x += dx if dx else w + (shown - 1) * step + max(NEAR, self.font * 2.2 if n > 1 else NEAR)
 
     def _fan(self, drawing: PlaceDrawing, placed: Placed) -> None:
