@@ -55,6 +55,7 @@ class CardRenderer:
         self.snapshot = snapshot
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
+        self.icons = contain.Icons(project.icons_dir)  # read once for all the faces this renderer draws
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}
@@ -117,7 +118,7 @@ class CardRenderer:
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
         """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.inline_icon`."""
         try:
-            return inline_icon(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
+            return inline_icon(self.icons, name, x, y, size, colour, opacity, height, fit)
         except CardgenError as exc:
             raise BuildError(f"{self._current}: {exc}", exc.loc or self._loc) from None
 

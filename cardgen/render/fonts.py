@@ -378,6 +378,9 @@ def _read_face(path: Path) -> FontFace:
     return _face_of(path, stat.st_size, stat.st_mtime_ns)
 
 
+FACE_TABLES = ("name", "OS/2")  # what `_face_of` reads of a font (`render.preload` imports their modules)
+
+
 @functools.lru_cache(maxsize=256)
 def _face_of(path: Path, size: int, mtime_ns: int) -> FontFace:
     try:

@@ -1,7 +1,8 @@
 """Icons from the project's icons/ folder, inlined into SVG and tinted.
 
-Every icon is read through `contain.read_icon`: a name leading outside icons/ (after links)
-or a file that is not plain SVG is an error naming it, never pasted into a card.
+Every icon is read through `contain.read_icon` (once per stage, `contain.Icons`): a name leading
+outside icons/ (after links) or a file that is not plain SVG is an error naming it, never pasted
+into a card.
 
 One drawing of an icon serves the cards and the rulebook, so a symbol looks the same in both:
 `currentColor` becomes the tint, and the icon's ids get a suffix per icon and tint, so two
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import Path
 
 from markupsafe import Markup
 
@@ -22,16 +22,16 @@ from ..units import svg_number as _fmt
 ID_RE = re.compile(r'id="([^"]+)"')
 
 
-def inline_icon(icons_dir: Path, name: str | None, x: float, y: float, size: float, colour: str | None = None,
+def inline_icon(icons: contain.Icons, name: str | None, x: float, y: float, size: float, colour: str | None = None,
                 opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
-    """icons_dir/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
+    """icons/<name>.svg drawn in the box (x, y, size, height or size); currentColor -> colour.
 
     fit: "meet" keeps the icon whole inside the box, "slice" covers the box (patterns),
     "none" stretches it.
     """
     if not name:
         return Markup("")
-    viewbox, body = contain.read_icon(icons_dir, name)  # inside icons/ after links, and really SVG
+    viewbox, body = icons.read(name)  # inside icons/ after links, and really SVG
     tint = colour or "#1f1a17"
     suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
     body = body.replace("currentColor", tint)

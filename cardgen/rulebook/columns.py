@@ -127,6 +127,12 @@ def off_because() -> str | None:
     None when `fewer_layouts` takes over."""
     if not switched_on():
         return f"{SWITCH}=off"
+    return unfit_weasyprint()
+
+
+def unfit_weasyprint() -> str | None:
+    """Why this weasyprint is not the one the memo was written for, or None; its sources are
+    hashed once a process (the fork server does it for its workers: `rulebook.preload`)."""
     import weasyprint
 
     functions = {name: _function(name) for name in SOURCES}
