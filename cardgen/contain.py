@@ -140,8 +140,15 @@ _REF_RE = re.compile(r"""(?:\bhref\s*=\s*|\bsrc\s*=\s*)(["'])(.*?)\1|url\(\s*(["
                      re.S | re.I)
 
 
+_REF_WORDS = ("href", "src", "url(", "@import")  # every reference _REF_RE finds holds one of them
+_REF_ODD = "\u0130\u0131\u017f"  # İ ı ſ: re.I matches them to i and s, str.lower() does not
+
+
 def external_refs(svg: str) -> list[str]:
     """Every reference in `svg` that is neither a fragment (#id) nor inline data: (a file, a URL)."""
+    lowered = svg.lower()  # a card without any of the words is done in a pass, not a regex scan
+    if not any(word in lowered for word in _REF_WORDS) and not any(char in svg for char in _REF_ODD):
+        return []
     refs = []
     for m in _REF_RE.finditer(svg):
         ref = (m.group(2) if m.group(2) is not None else m.group(4) if m.group(4) is not None else m.group(6)) or ""

@@ -11,6 +11,7 @@ icons (or one icon in two colours) on the same card never share a gradient or cl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -20,6 +21,8 @@ from .. import contain
 from ..units import svg_number as _fmt
 
 ID_RE = re.compile(r'id="([^"]+)"')
+URL_RE = re.compile(r"url\(#([^)]+)\)")
+HREF_RE = re.compile(r'href="#([^"]+)"')
 
 
 def inline_icon(icons: contain.Icons, name: str | None, x: float, y: float, size: float, colour: str | None = None,
@@ -32,12 +35,7 @@ def inline_icon(icons: contain.Icons, name: str | None, x: float, y: float, size
     if not name:
         return Markup("")
     viewbox, body = icons.read(name)  # inside icons/ after links, and really SVG
-    tint = colour or "#1f1a17"
-    suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
-    body = body.replace("currentColor", tint)
-    body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
-    body = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{m.group(1)}-{suffix})", body)
-    body = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{m.group(1)}-{suffix}"', body)
+    body = _tinted(body, name, colour or "#1f1a17")
     op = f' opacity="{_fmt(opacity)}"' if opacity is not None else ""
     h = height if height is not None else size
     aspect = {"meet": "", "slice": ' preserveAspectRatio="xMidYMid slice"',
@@ -46,3 +44,14 @@ def inline_icon(icons: contain.Icons, name: str | None, x: float, y: float, size
         f'<svg x="{_fmt(x)}" y="{_fmt(y)}" width="{_fmt(size)}" height="{_fmt(h)}" '
         f'viewBox="{viewbox}"{aspect}{op}>{body}</svg>'
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _tinted(body: str, name: str, tint: str) -> str:
+    """The icon's body in `tint`, its ids suffixed per icon and tint: a function of the text
+    read, kept, as the same few icons are drawn in the same few colours on every card."""
+    suffix = hashlib.sha1(f"{name}{tint}".encode()).hexdigest()[:6]
+    body = body.replace("currentColor", tint)
+    body = ID_RE.sub(lambda m: f'id="{m.group(1)}-{suffix}"', body)
+    body = URL_RE.sub(lambda m: f"url(#{m.group(1)}-{suffix})", body)
+    return HREF_RE.sub(lambda m: f'href="#{m.group(1)}-{suffix}"', body)
