@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 
 def rgb(colour: str) -> tuple[int, int, int]:
     c = colour.lstrip("#")
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 
 
+@functools.lru_cache(maxsize=4096)  # the preflight blends the same few colours for every text
 def blend(under: str, over: str, alpha: float) -> str:
     """`over` painted at `alpha` on `under` (sRGB values, as cairo composites them)."""
     a = max(0.0, min(1.0, alpha))
@@ -15,6 +18,7 @@ def blend(under: str, over: str, alpha: float) -> str:
     return "#" + "".join(f"{v:02x}" for v in mixed)
 
 
+@functools.lru_cache(maxsize=4096)
 def luminance(colour: str) -> float:
     """WCAG 2 relative luminance."""
     def channel(v: int) -> float:

@@ -72,6 +72,29 @@ def read_icon(icons_dir: Path, name: str, loc: Loc | None = None) -> tuple[str, 
     return _read_icon(str(path), stat.st_mtime_ns, stat.st_size, str(loc) if loc else "")
 
 
+class Icons:
+    """The icons of one pass over a version (a card stage's drawing, a rulebook's HTML, a
+    validation): each name is found, checked and read once (`read_icon`), not at every use.
+
+    Finding one resolves the folder and the file through every link (two `realpath`s, about
+    0.1 ms with the check): a card stage asked for The King's Blade 3.1's 20 icons 226 times.
+    A pass sees the folder as it was when it first read each name; the next pass (a new stage:
+    `cardgen serve` after an edit) reads them again. A name that fails is not remembered: it
+    fails again, each time with its own location.
+    """
+
+    def __init__(self, icons_dir: Path):
+        self.icons_dir = icons_dir
+        self._read: dict[str, tuple[str, str]] = {}
+
+    def read(self, name: str, loc: Loc | None = None) -> tuple[str, str]:
+        """`read_icon(icons_dir, name, loc)`, once per name."""
+        found = self._read.get(name)
+        if found is None:
+            found = self._read[name] = read_icon(self.icons_dir, name, loc)
+        return found
+
+
 VIEWBOX_RE = re.compile(r'viewBox="([-\d.\s]+)"')
 SVG_OPEN_RE = re.compile(r"<svg\b[^>]*>", re.S)
 
@@ -117,8 +140,15 @@ _REF_RE = re.compile(r"""(?:\bhref\s*=\s*|\bsrc\s*=\s*)(["'])(.*?)\1|url\(\s*(["
                      re.S | re.I)
 
 
+_REF_WORDS = ("href", "src", "url(", "@import")  # every reference _REF_RE finds holds one of them
+_REF_ODD = "\u0130\u0131\u017f"  # İ ı ſ: re.I matches them to i and s, str.lower() does not
+
+
 def external_refs(svg: str) -> list[str]:
     """Every reference in `svg` that is neither a fragment (#id) nor inline data: (a file, a URL)."""
+    lowered = svg.lower()  # a card without any of the words is done in a pass, not a regex scan
+    if not any(word in lowered for word in _REF_WORDS) and not any(char in svg for char in _REF_ODD):
+        return []
     refs = []
     for m in _REF_RE.finditer(svg):
         ref = (m.group(2) if m.group(2) is not None else m.group(4) if m.group(4) is not None else m.group(6)) or ""

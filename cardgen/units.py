@@ -29,8 +29,11 @@ def decimal(value: float, places: int = 4) -> str:
     here, so the same input always gives the same bytes (no 1e-17 noise, no platform repr).
     Four places is 1/10000 of a millimetre or point: far below any printer's resolution.
     """
-    text = f"{float(value):.{places}f}".rstrip("0").rstrip(".")
+    text = format(float(value), _FIXED.get(places) or f".{places}f").rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
+
+
+_FIXED = {places: f".{places}f" for places in range(7)}  # decimal's format specs, made once
 
 
 def svg_number(value: float | None) -> str:

@@ -54,6 +54,18 @@ def session_cache(tmp_path_factory) -> Iterator[Path]:
     patch.undo()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fork_server() -> None:
+    """Start the test process's fork server at once with every module its pools import, as
+    `cardgen build` starts its own: the first pool of a process decides what the server preloads,
+    and a pool for drawing first would leave every later layout worker importing weasyprint and
+    every simulation worker the simulator themselves (about 7 s of a run's CPU)."""
+    from cardgen.render.workers import LAYOUT_PRELOAD, start_fork_server
+    from cardgen.simulate.runner import PRELOAD as SIMULATION_PRELOAD
+
+    start_fork_server(LAYOUT_PRELOAD + SIMULATION_PRELOAD)
+
+
 @pytest.fixture
 def project_copy(tmp_path: Path) -> Path:
     """A private copy of the project's data (not its build output) that a test may break.
@@ -140,14 +152,15 @@ class SeedBuilds:
     and, apart, its sheets (`sheets`), on first use. What a full run builds, and who reads it:
 
     documents, rulebook and A5 booklet on A4 and Letter, the designer's notes in the game's own
-    language (on the same papers: `BuildOptions` lays the notes out on the rulebook's papers):
+    language, on A4 and, for each game's default version only, on Letter too:
       kings-blade 1, 2, 3, 3.1; way-of-the-blade, one-true-king, knightfall, kings-guild (its
       Italian): every rulebook and booklet on both papers (test_rulebook_pages), the A4 rulebook
       (test_rulebook, test_game_rulebooks, test_kings_guild, test_i18n), the A4 notes
       (test_designer_notes; the English 3.1's in test_i18n); 3.1's Letter notes, its outputs,
-      timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure). The
-      Letter notes of the seven others are read by no test: they are laid out only because the
-      notes follow the rulebook's papers.
+      timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure); the
+      weasyprint remarks of every document of the default versions, Letter notes included
+      (test_game_rulebooks). The Letter notes of kings-blade 1, 2 and 3 would be read by no
+      test: they are not laid out.
       kings-blade 3.1 in Dutch, kings-guild in English, without notes (no test reads them here:
       the Dutch notes are test_i18n's own `cardgen build` run's): every rulebook and booklet
       (test_rulebook_pages, whose player-aid test reads the Dutch booklets), the Dutch Letter
@@ -169,11 +182,17 @@ class SeedBuilds:
 
     def get(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
         """The documents of `game` at `version` (None: its default) in `lang` (None: its own
-        language): rulebooks and booklets on both papers, and in its own language the notes."""
+        language): rulebooks and booklets on both papers, and in its own language the notes, on
+        both papers for the game's default version, on A4 for the older ones (no test reads those
+        on Letter)."""
         from cardgen.buildtypes import BuildOptions
 
-        return self._build(("documents",), game, version, lang, lambda out: BuildOptions(
-            out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None))
+        def options(out: Path, source) -> BuildOptions:  # the version as resolved: "3.1" and None are one key
+            default = source.version == resolve_version(self.project, game, None)
+            return BuildOptions(out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None,
+                                notes_papers=PAPER_NAMES if default else ("a4",))
+
+        return self._build(("documents",), game, version, lang, options)
 
     def sheets(self, game: str, version: str | None = None, lang: str | None = None,
                papers: tuple[str, ...] = PAPER_NAMES) -> SeedBuild:
@@ -182,7 +201,7 @@ class SeedBuilds:
         from cardgen.buildtypes import BuildOptions
 
         kind = ("sheets",) if papers == PAPER_NAMES else ("sheets", *papers)
-        return self._build(kind, game, version, lang, lambda out: BuildOptions(
+        return self._build(kind, game, version, lang, lambda out, source: BuildOptions(
             out_dir=out, papers=papers, png=False, rulebook=False))
 
     def drawn(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
@@ -205,7 +224,7 @@ class SeedBuilds:
         key = (*kind, game, source.version, lang)  # the game's version, as it resolves: drawn() matches on it
         if key not in self.built:
             snapshot = localise(source, lang)  # as `cardgen build --lang` does (None: the source language)
-            options = options_for(self.folder / "-".join(part for part in key if part))
+            options = options_for(self.folder / "-".join(part for part in key if part), source)
             renderers, pools = [], []
             with pytest.MonkeyPatch.context() as patch:  # count the Renderers and process pools a build makes
                 made, opened = CardRenderer.__init__, Workers.__init__

@@ -204,3 +204,21 @@ def test_the_cache_draws_a_face_again_only_when_its_inputs_change(dutch):
     card = source.cards[0]
     renamed = dataclasses.replace(source, cards=[dataclasses.replace(card, name="Renamed")] + source.cards[1:])
     assert draw_cards(project, renamed, cache).drawn == 1
+
+
+def test_an_icon_edited_between_two_passes_is_drawn_anew(mini):
+    """A card stage reads each icon once for all its faces (contain.Icons); the next pass, as
+    `cardgen serve` makes after an edit, reads the edited file: its faces show the new drawing."""
+    template = mini / "templates" / "mini" / "card.svg.j2"  # every number card prints the symbol's icon
+    template.write_text(template.read_text(encoding="utf-8") + "{{ icon(symbol(card.fields.colour).icon, 1, 1, 5) }}\n", encoding="utf-8")
+    project = load_project(mini)
+    snapshot = resolve(project, load_game(project, None), "1")
+    cache = FaceCache()
+    first = draw_cards(project, snapshot, cache)
+    old_path = "M50 91 C 45 84"
+    users = sorted(name for name, face in first.rendered.faces.items() if old_path in face.svg)
+    assert len(users) >= 2  # one reading served several faces
+    _edit(mini, "icons/common/suit-hearts.svg", old_path, "M50 95 C 45 84")
+    again = draw_cards(project, snapshot, cache)
+    assert sorted(name for name, face in again.rendered.faces.items() if "M50 95 C 45 84" in face.svg) == users
+    assert not any(old_path in face.svg for face in again.rendered.faces.values())

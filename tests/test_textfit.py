@@ -311,3 +311,31 @@ def test_invalid_arguments_are_rejected():
         fit_text([Text("x")], 10, 10, family=BODY, max_size=3, min_size=2, align="right")
     with pytest.raises(fonts.UnknownFamilyError):
         fit_text([Text("x")], 10, 10, family="Papyrus", max_size=3, min_size=2)
+
+
+def test_a_layout_kept_from_an_earlier_box_is_the_one_fitting_again_would_make():
+    """fit_text keeps its layouts (a build fits the same labels on many cards): each kept one is
+    the layout a fresh fit makes, for every argument it depends on, and a box that differs in
+    any one of them gets its own."""
+    from cardgen.render import textfit
+
+    base = dict(width=30.0, height=9.0, family=BODY, max_size=3.0, min_size=2.0, line_height=1.15,
+                align="left")
+    runs = [Text("Forge a blade of "), Icon("steel"), Text(" steel, then", bold=True), Text(" temper it.")]
+    variants = [base, {**base, "width": 22.0}, {**base, "height": 5.0}, {**base, "max_size": 2.5},
+                {**base, "min_size": 1.5, "height": 3.0}, {**base, "line_height": 1.4}, {**base, "align": "center"},
+                {**base, "family": "Cinzel"}]
+    layouts = []
+    for kw in variants:
+        args = {k: v for k, v in kw.items() if k != "family"}
+        kept = [fit_text(runs, fonts=FONTSET, family=kw["family"], **args) for _ in range(2)]
+        fresh_measure = textfit._Measure(dict(zip(textfit._STYLES, (FONTSET.metrics(kw["family"], *style)
+                                                                    for style in textfit._STYLES))))
+        fresh = textfit._fit(runs, kw["width"], kw["height"], kw["max_size"], kw["min_size"], kw["line_height"],
+                             kw["align"], fresh_measure)
+        assert kept[0] is kept[1] and kept[0] == fresh, kw
+        layouts.append(fresh)
+    assert len({(lay.size, lay.lines, lay.height, lay.box_width, lay.box_height) for lay in layouts}) == len(variants)
+    # bold and italic runs of the same words are other text
+    assert fit_text([Text("temper it")], fonts=FONTSET, **base) != fit_text(
+        [Text("temper it", italic=True)], fonts=FONTSET, **base)

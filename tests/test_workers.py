@@ -110,6 +110,76 @@ print(int(masks["SigBlk"], 16) >> (signal.SIGINT - 1) & 1, alive and os.waitpid(
 """
 
 
+C_TYPES_JOBS = """
+import sys
+from pathlib import Path
+
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="10mm" viewBox="0 0 20 10">'
+       '<text x="1" y="6" font-family="Alegreya Sans" font-size="4">Ab 12</text></svg>')
+
+
+def parsed():
+    import cairocffi
+    weasyprint = sys.modules.get("weasyprint.text.ffi")
+    tables = sorted(name for name in sys.modules if name.startswith("fontTools.ttLib.tables."))
+    return sorted(cairocffi.ffi._parsed_types), sorted(weasyprint.ffi._parsed_types) if weasyprint else [], tables
+
+
+def draw(folder):  # a card with text, as rasterise draws it
+    from cardgen.render.svgconvert import svg_to_files
+
+    svg_to_files(SVG, Path(folder) / "card.pdf", Path(folder) / "card.png")
+    return parsed()
+
+
+def lay_out(folder):  # a document with text, as layout lays one out and writes it
+    import weasyprint
+
+    weasyprint.HTML(string="<p style='font-family: Cinzel'>Hello <b>world</b></p>").write_pdf(Path(folder) / "doc.pdf")
+    return parsed()
+"""
+
+C_TYPES_CHECK = """
+import json, sys
+from pathlib import Path
+import ctypes_jobs
+from cardgen.data.project import find_project
+from cardgen.render import workers
+preload = getattr(workers, sys.argv[2])
+for module in preload:  # what the fork server imports: the C types it parsed, the modules it imported
+    __import__(module)
+server = ctypes_jobs.parsed()
+with workers.drawing_workers(find_project(Path.cwd()), 2, preload) as pool:
+    worker = pool.submit(getattr(ctypes_jobs, sys.argv[3]), sys.argv[1]).result()
+print(json.dumps({"server": server, "worker": worker}))
+"""
+
+
+@pytest.mark.parametrize("preload, job, made", [("RASTER_PRELOAD", "draw", "card.png"),
+                                                 ("LAYOUT_PRELOAD", "lay_out", "doc.pdf")])
+def test_workers_parse_no_c_type_the_fork_server_parsed_for_them(tmp_path, preload, job, made):
+    """cffi parses each C type a process asks for once (3-5 ms); the preload modules
+    (render/preload.py, rulebook/preload.py) parse those a worker asks for when it draws a card or
+    lays out a document, so a forked worker parses none of them again: only the glyph arrays of
+    font subsetting, whose lengths depend on the document. Nor does it import a module of fontTools'
+    for the font tables its font check reads (render/preload.py)."""
+    import json
+
+    (tmp_path / "ctypes_jobs.py").write_text(C_TYPES_JOBS)
+    proc = subprocess.run([sys.executable, "-c", C_TYPES_CHECK, str(tmp_path), preload, job], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"})
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    (cairo_server, weasyprint_server, tables_server), (cairo, weasyprint, tables) = got["server"], got["worker"]
+    assert (tmp_path / made).stat().st_size > 0
+    assert "cairo_matrix_t *" in cairo_server and ("PangoRectangle *" in weasyprint_server) == (job == "lay_out")
+    assert "fontTools.ttLib.tables._n_a_m_e" in tables  # the worker's font check read the fonts' names
+    assert sorted(set(tables) - set(tables_server)) == []
+    assert sorted(set(cairo) - set(cairo_server)) == []
+    assert sorted(name for name in set(weasyprint) - set(weasyprint_server)
+                  if not re.fullmatch(r"hb_codepoint_t\[\d+\]", name)) == []
+
+
 @pytest.mark.skipif(start_method() != "forkserver" or not Path("/proc").is_dir(), reason="Linux's fork server")
 def test_ctrl_c_while_the_fork_server_imports_is_ignored_there(tmp_path):
     """The fork server imports its preloads (about a second) with SIGINT blocked: Python's resource
@@ -123,6 +193,34 @@ def test_ctrl_c_while_the_fork_server_imports_is_ignored_there(tmp_path):
                           timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr
     assert (proc.stdout.split(), proc.stderr) == (["1", "True"], "")
+
+
+SHADOWED_CHECK = """
+import json
+from cardgen.render.workers import Workers
+
+if __name__ == "__main__":
+    with Workers(2, preload=("cardgen.render.svgconvert",)) as pool:
+        print(json.dumps(list(pool.map(eval, [("__import__('cardgen').__file__",)] * 3))))
+"""
+
+
+@pytest.mark.skipif(start_method() != "forkserver" or sys.version_info < (3, 11),
+                    reason="a fork server started with PYTHONSAFEPATH (Python 3.11+)")
+def test_workers_import_cardgen_from_where_the_command_does_not_from_the_working_folder(tmp_path):
+    """The fork server is started with `python -c`, which put its working folder first on its
+    path: run from a folder holding another `cardgen` (a checkout), its workers imported that one
+    while the command ran the one on its own path (a benchmark's checkout)."""
+    import json
+
+    shadow = tmp_path / "here"
+    (shadow / "cardgen").mkdir(parents=True)
+    (shadow / "cardgen" / "__init__.py").write_text("SHADOW = True\n")
+    (tmp_path / "check.py").write_text(SHADOWED_CHECK)
+    proc = subprocess.run([sys.executable, str(tmp_path / "check.py")], capture_output=True, text=True, timeout=120,
+                          cwd=shadow, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == [str(PACKAGE / "__init__.py")] * 3
 
 
 def test_workers_take_the_commands_environment(monkeypatch):

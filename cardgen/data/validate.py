@@ -96,6 +96,7 @@ class _Context:
         self.game = snapshot.game
         self.report = report
         self.sentence_icons: dict[tuple[str, str], list[Card]] = {}  # (effect kind, icon) -> cards printing it
+        self.icons = contain.Icons(project.icons_dir)  # each read once for the whole validation
 
     # --- game-level declarations -------------------------------------------------------------
 
@@ -141,7 +142,7 @@ class _Context:
     def _icon_ok(self, name: str, loc: Loc, card: Card | None = None, what: str | None = None) -> bool:
         """The icon is a plain name, inside icons/ (after links), and a real SVG file."""
         try:
-            contain.read_icon(self.project.icons_dir, name)
+            self.icons.read(name)
         except contain.OutsideProject as exc:
             self.report.error("outside-project", f"{what + ': ' if what else ''}{exc.message}", loc=loc, card=card)
         except contain.BadIcon as exc:

@@ -58,8 +58,9 @@ def check_face(face: Face, bleed: float, fonts: FontSet, *, card: str, loc: Loc 
                              "the trim: a 1.5 mm duplex shift shows as an uneven border"))
     texts = [s for s in shapes if s.kind == "text"]
     for t in texts:
-        messages += [("preflight-overlap", m) for m in _overlaps(t, shapes)]
-        messages += [("preflight-contrast", m) for m in _contrast(t, shapes)]
+        backgrounds = _backgrounds(t, shapes)
+        messages += [("preflight-overlap", m) for m in _overlaps(t, shapes, backgrounds)]
+        messages += [("preflight-contrast", m) for m in _contrast(t, backgrounds)]
     seen = set()
     findings = []
     for code, message in messages:
@@ -124,9 +125,10 @@ def _is_frame(s: Shape, trim: _Trim) -> bool:
     return s.width >= BACK_FRAME_SHARE * trim.w and s.height >= BACK_FRAME_SHARE * trim.h
 
 
-def _overlaps(t: Shape, shapes: list[Shape]) -> list[str]:
+def _overlaps(t: Shape, shapes: list[Shape], backgrounds: list[str]) -> list[str]:
+    """What crowds the text `t`, which stands on `backgrounds` (`_backgrounds`)."""
     found = []
-    ground = set(_backgrounds(t, shapes))
+    ground = set(backgrounds)
     around = (t.box[0] - CLEAR_MM, t.box[1] - CLEAR_MM, t.box[2] + CLEAR_MM, t.box[3] + CLEAR_MM)
     hidden_below = max((s.order for s in shapes[:t.order] if s.kind in ("rect", "circle") and s.fill
                         and s.opacity >= 0.99 and _covers(s, around)), default=-1)
@@ -175,13 +177,12 @@ def _box_gap(a: Box, b: Box) -> float:
     return math.hypot(max(dx, 0), max(dy, 0))
 
 
-def _contrast(t: Shape, shapes: list[Shape]) -> list[str]:
-    """Text colour against every background it may stand on: the filled shapes under its
-    whole box, and the colours of icons painted under it."""
+def _contrast(t: Shape, backgrounds: list[str]) -> list[str]:
+    """Text colour against every background it may stand on (`_backgrounds`): the filled
+    shapes under its whole box, and the colours of icons painted under it."""
     fill = t.fill
     if not fill:
         return []
-    backgrounds = _backgrounds(t, shapes)
     need = MIN_CONTRAST_SMALL if t.font_size < SMALL_TEXT_MM else MIN_CONTRAST_LARGE
     worst = min(backgrounds, key=lambda b: contrast_ratio(fill, b))
     ratio = contrast_ratio(fill, worst)

@@ -14,12 +14,14 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from ..render.cards import TEXT_CLASS
+from ..render.cards import TEXT_CLASS, face_tree
 from ..render.fonts import FontSet
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ICON_MARGIN = 0.04  # icons keep their drawing inside 4..96 of their 100-unit viewBox
 NUMBER_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+PAINT_RE = re.compile(r'(?:fill|stroke)="(#[0-9a-fA-F]{6})"')
+HEX6_RE = re.compile(r"#[0-9a-fA-F]{6}")
 TRANSFORM_RE = re.compile(r"(matrix|translate|scale|rotate)\s*\(([^)]*)\)")
 
 Matrix = tuple[float, float, float, float, float, float]  # a b c d e f, as in SVG
@@ -64,7 +66,7 @@ def read_parts(svg: str, fonts: FontSet) -> dict[str, Box]:
 
 
 def _read(svg: str, fonts: FontSet) -> tuple[list[Shape], dict[str, Box]]:
-    root = ET.fromstring(svg.encode("utf-8"))
+    root = face_tree(svg)  # parsed once: the renderer checked it is well-formed
     shapes: list[Shape] = []
     parts: dict[str, Box] = {}
     for child in root:
@@ -94,9 +96,7 @@ def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: 
         return
     if tag == "svg":
         box = _icon_box(el)
-        colours = tuple(sorted({c.lower() for c in re.findall(r'(?:fill|stroke)="(#[0-9a-fA-F]{6})"',
-                                                                ET.tostring(el, encoding="unicode"))}))
-        out.append(Shape("icon", _transform_box(ctm, box), len(out), opacity=opacity, colours=colours))
+        out.append(Shape("icon", _transform_box(ctm, box), len(out), opacity=opacity, colours=_icon_colours(el)))
         return
     paint = _paint(el, opacity)
     if paint is None:
@@ -158,15 +158,30 @@ def _text_block(group: ET.Element, ctm: Matrix, fonts: FontSet) -> tuple[Box | N
                                         span.get("font-style") == "italic")
                 x, base = _float(span.get("x")), _float(span.get("y"))
                 for char in text:
-                    ink = metrics.ink(char)
+                    advance, ink = metrics.glyph(char)
                     if ink:
                         boxes.append(_transform_box(ctm, (x + ink[0] * size, base - ink[3] * size,
                                                           x + ink[2] * size, base - ink[1] * size)))
-                    x += metrics.advance(char) * size
+                    x += advance * size
     if not boxes:
         return None, "", size, fill
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     return box, " ".join(w.strip() for w in words if w.strip()), size, fill
+
+
+def _icon_colours(el: ET.Element) -> tuple[str, ...]:
+    """The fixed colours an icon paints with: every `fill="#rrggbb"` or `stroke="#rrggbb"` its
+    markup holds (PAINT_RE over the icon written out), found without writing it out: an
+    attribute whose name ends so, with exactly such a value, or the words in its text."""
+    found = set()
+    for node in el.iter():
+        for key, value in node.attrib.items():
+            if key.endswith(("fill", "stroke")) and HEX6_RE.fullmatch(value):
+                found.add(value.lower())
+        for text in (node.text, node.tail):
+            if text and "=" in text:
+                found.update(c.lower() for c in PAINT_RE.findall(text))
+    return tuple(sorted(found))
 
 
 def _icon_box(el: ET.Element) -> Box:
@@ -224,8 +239,13 @@ def _scale(m: Matrix) -> float:
 
 
 def _transform_box(m: Matrix, box: Box) -> Box:
-    pts = [_apply(m, x, y) for x in (box[0], box[2]) for y in (box[1], box[3])]
-    return (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
+    """The box around `box`'s four corners after `m` (each corner as `_apply` puts it; every
+    glyph of every text block comes here, so written out)."""
+    a, b, c, d, e, f = m
+    x0, y0, x1, y1 = box
+    xs = (a * x0 + c * y0 + e, a * x0 + c * y1 + e, a * x1 + c * y0 + e, a * x1 + c * y1 + e)
+    ys = (b * x0 + d * y0 + f, b * x0 + d * y1 + f, b * x1 + d * y0 + f, b * x1 + d * y1 + f)
+    return (min(xs), min(ys), max(xs), max(ys))
 
 
 def _float(value: str | None, default: float = 0.0) -> float:

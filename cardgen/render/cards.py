@@ -11,10 +11,12 @@ SVG by hand: icons inlined from icons/, and text fitted into a box with the font
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from xml.etree import ElementTree
 
 from jinja2 import TemplateError
 from markupsafe import Markup
@@ -55,6 +57,7 @@ class CardRenderer:
         self.snapshot = snapshot
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
+        self.icons = contain.Icons(project.icons_dir)  # read once for all the faces this renderer draws
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}
@@ -64,6 +67,9 @@ class CardRenderer:
         # sandboxed (a template reads data and calls the helpers, but cannot reach Python
         # internals such as `''.__class__.__mro__`), and its loader never leaves the template folders
         self.env = template_environment(project, self.game.id, keep_trailing_newline=True)
+        # a renderer draws one run of faces from the templates as they were when it started
+        # (the stage's cache key read them then): no file's time checked again at every face
+        self.env.auto_reload = False
         self.translator = translator_of(snapshot)  # this renderer's own: its `missing` are the templates'
         self.translator.install(self.env)
         self.env.globals.update(
@@ -117,7 +123,7 @@ class CardRenderer:
              opacity: float | None = None, height: float | None = None, fit: str = "meet") -> Markup:
         """An icon from icons/<name>.svg drawn in the box (x, y, size, height or size); see `icons.inline_icon`."""
         try:
-            return inline_icon(self.project.icons_dir, name, x, y, size, colour, opacity, height, fit)
+            return inline_icon(self.icons, name, x, y, size, colour, opacity, height, fit)
         except CardgenError as exc:
             raise BuildError(f"{self._current}: {exc}", exc.loc or self._loc) from None
 
@@ -346,13 +352,19 @@ def template_place(exc: BaseException, template: str) -> str:
     return f"{where}:{line}" if line else where
 
 
+@functools.lru_cache(maxsize=2)
+def face_tree(svg: str) -> ElementTree.Element:
+    """A face's SVG parsed, shared (read only) by the check that it is well-formed and the
+    preflight reading its shapes right after: each face is parsed once. ParseError if it is
+    not well-formed."""
+    return ElementTree.fromstring(svg)
+
+
 def _check_svg(svg: str, project_root: Path, what: str, loc: Loc) -> None:
     """The card must be well-formed XML (cairo would fail later, in a worker, without the card's
     name) and may refer only to its own ids, inline data and files of the project."""
-    from xml.etree import ElementTree
-
     try:
-        ElementTree.fromstring(svg)
+        face_tree(svg)
     except ElementTree.ParseError as exc:
         line, column = exc.position
         raise BuildError(f"{what} is not well-formed SVG: {exc} (line {line}, column {column + 1} of the "

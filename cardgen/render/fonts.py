@@ -251,6 +251,11 @@ class FontMetrics:
         """Horizontal ink extent (left, right) of `char` from its origin in em; None if blank."""
         return self._ink_x[self._code(char)]
 
+    def glyph(self, char: str) -> tuple[float, tuple[float, float, float, float] | None]:
+        """`advance(char)` and `ink(char)` in one look-up (the preflight reads every glyph)."""
+        code = self._code(char)
+        return self._advances[code], self._ink[code]
+
     def ink(self, char: str) -> tuple[float, float, float, float] | None:
         """Ink box (xMin, yMin, xMax, yMax) of `char` in em, y up from the baseline; None if blank."""
         return self._ink[self._code(char)]
@@ -331,6 +336,7 @@ class FontSet:
         self.faces = tuple(_read_face(path) for path in _font_files(self.fonts_dir))
         if not self.faces:
             raise FontError(f"no fonts in {self.fonts_dir}")
+        self._resolved: dict[tuple[str, bool, bool], FontFace] = {}  # text measuring asks thousands of times
 
     @property
     def families(self) -> list[str]:
@@ -344,13 +350,18 @@ class FontSet:
         with the right slant first (Alegreya Sans bold italic -> Italic, Cinzel italic ->
         Regular). Verified against cairo's PDF output in tests/test_fonts.py.
         """
+        found = self._resolved.get((family, bold, italic))
+        if found is not None:
+            return found
         candidates = [face for face in self.faces if face.family.casefold() == family.casefold()]
         if not candidates:
             raise UnknownFamilyError(
                 f"font family {family!r} is not in {self.fonts_dir} "
                 f"(available: {', '.join(self.families)})"
             )
-        return min(candidates, key=lambda face: (face.italic != italic, face.bold != bold))
+        found = self._resolved[family, bold, italic] = min(
+            candidates, key=lambda face: (face.italic != italic, face.bold != bold))
+        return found
 
     def path(self, family: str, bold: bool = False, italic: bool = False) -> Path:
         return self.resolve(family, bold, italic).path
@@ -373,13 +384,48 @@ def _read_face(path: Path) -> FontFace:
     font check, and parsing the five fonts' tables cost about 40 ms each time."""
     try:
         stat = path.stat()
-    except OSError:  # gone, or a broken link: _face_of says so in one line
-        return _face_of.__wrapped__(path, -1, -1)
+    except OSError:  # gone, or a broken link: _parsed_face says so in one line
+        return _parsed_face(path)
     return _face_of(path, stat.st_size, stat.st_mtime_ns)
+
+
+FACE_TABLES = ("name", "OS/2")  # what `_parsed_face` reads of a font (`render.preload` imports their modules)
+FACES_FORMAT = 1  # bump when _parsed_face's answer changes meaning
 
 
 @functools.lru_cache(maxsize=256)
 def _face_of(path: Path, size: int, mtime_ns: int) -> FontFace:
+    """_parsed_face(path), kept on disk by the font's content (as its metrics are): parsing the
+    name and OS/2 tables imports most of fontTools' table code, about 50 ms, which every
+    process that draws or checks text paid again, every drawing worker included."""
+    import hashlib
+    import json
+
+    from fontTools import version as fonttools_version
+
+    try:
+        data = path.read_bytes()
+    except OSError:  # gone, or unreadable: _parsed_face says so in one line
+        return _parsed_face(path)
+    key = hashlib.sha256(data + f"|face|{FACES_FORMAT}|{fonttools_version}".encode()).hexdigest()
+    stored = default_cache_dir().parent / "fontfaces" / f"{key}.json"
+    try:
+        kept = json.loads(stored.read_text(encoding="utf-8"))
+        if isinstance(kept.get("family"), str) and kept["family"] and all(
+                isinstance(kept.get(k), bool) for k in ("bold", "italic")):
+            return FontFace(path=path, family=kept["family"], bold=kept["bold"], italic=kept["italic"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    face = _parsed_face(path)
+    try:
+        atomic.write_text(stored, json.dumps({"family": face.family, "bold": face.bold, "italic": face.italic},
+                                             sort_keys=True))
+    except BuildError:  # a cache that cannot be written costs time, not correctness
+        pass
+    return face
+
+
+def _parsed_face(path: Path) -> FontFace:
     try:
         font = TTFont(path, lazy=True)
         names = font["name"]

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import product
 from typing import Literal
 from xml.sax.saxutils import escape, quoteattr
 
 from ..units import decimal
-from .fonts import FontSet
+from .fonts import FontMetrics, FontSet
 
 SIZE_STEP = 0.25
 ICON_SIZE = 1.0  # em
@@ -155,7 +155,21 @@ def fit_text(
         raise ValueError(f"need 0 < min_size <= max_size, got {min_size}, {max_size}")
     if align not in ("left", "center"):
         raise ValueError(f"align must be 'left' or 'center', not {align!r}")
-    measure = _Measure(fonts or _project_fonts(), family)
+    measure = _measure_of(fonts or _project_fonts(), family)
+    key = (tuple(runs), width, height, max_size, min_size, line_height, align)
+    try:
+        found = measure.fitted.get(key)
+    except TypeError:  # a run that is not a Text or an Icon: _paragraphs says so
+        return _fit(runs, width, height, max_size, min_size, line_height, align, measure)
+    if found is None:
+        if len(measure.fitted) >= LAYOUTS_KEPT:  # forget, rather than grow without end
+            measure.fitted.clear()
+        found = measure.fitted[key] = _fit(runs, width, height, max_size, min_size, line_height, align, measure)
+    return found
+
+
+def _fit(runs: list[Run], width: float, height: float, max_size: float, min_size: float, line_height: float,
+         align: Align, measure: _Measure) -> Layout:
     paragraphs = _paragraphs(runs)
     for size in _candidate_sizes(max_size, min_size):
         layout = _layout_at(size, paragraphs, width, height, line_height, align, measure)
@@ -236,17 +250,47 @@ class _Extent:
 _NOTHING = _Extent(0.0, 0.0, 0.0)
 
 
-class _Measure:
-    """Extents in em of atoms and lines, and line box metrics, for one family."""
+_STYLES: tuple[tuple[bool, bool], ...] = ((False, False), (False, True), (True, False), (True, True))  # (bold, italic)
+_MEASURES: dict[tuple[FontMetrics, ...], _Measure] = {}
+_FAMILIES: weakref.WeakKeyDictionary[FontSet, dict[str, _Measure]] = weakref.WeakKeyDictionary()
+# what is kept, bounded for a long process (`cardgen serve`, a test run drawing many project
+# copies, each with fonts of its own): a seed game fits about 250 layouts and measures 450 words
+# and lines per family
+MEASURES_KEPT = 8  # families (of one font folder each); a ninth starts the set again
+EXTENTS_KEPT = 20_000  # words and lines a family keeps measured
+LAYOUTS_KEPT = 4_000  # fitted layouts a family keeps
 
-    def __init__(self, fonts: FontSet, family: str) -> None:
-        styles = list(product((False, True), repeat=2))
-        self._metrics = {style: fonts.metrics(family, *style) for style in styles}
+
+def _measure_of(fonts: FontSet, family: str) -> _Measure:
+    """The family's measure, shared by every box of every card in the process: a build fits
+    the same words (a card type's labels, an effect's sentence) on many cards and at many
+    sizes, and each is measured once. Keyed by the faces' metrics, which are read once per
+    font file; a measure knows nothing else."""
+    known = _FAMILIES.setdefault(fonts, {})
+    found = known.get(family)
+    if found is None:  # a FontSet's faces never change: resolved once per family
+        metrics = tuple(fonts.metrics(family, *style) for style in _STYLES)
+        found = _MEASURES.get(metrics)
+        if found is None:
+            if len(_MEASURES) >= MEASURES_KEPT:  # start again (no iterating: `cardgen serve` has threads)
+                _MEASURES.clear()
+            found = _MEASURES[metrics] = _Measure(dict(zip(_STYLES, metrics)))
+        known[family] = found
+    return found
+
+
+class _Measure:
+    """Extents in em of atoms and lines, and line box metrics, for one family; and the layouts
+    fit_text made with them (a layout is a function of its text, box and sizes, and these)."""
+
+    def __init__(self, metrics: dict[tuple[bool, bool], FontMetrics]) -> None:
+        self._metrics = metrics
         self.ascent = max(max(m.ascent for m in self._metrics.values()), ICON_SIZE - ICON_DROP)
         self.descent = max(max(m.descent for m in self._metrics.values()), ICON_DROP)
         # fit_text measures the same words at every size it tries: each measured once
         self._atoms: dict[_Atom, _Extent] = {}
         self._extents: dict[tuple[_Atom, ...], _Extent] = {}
+        self.fitted: dict[tuple, Layout] = {}
 
     def atom(self, atom: _Atom) -> _Extent:
         found = self._atoms.get(atom)
@@ -266,6 +310,8 @@ class _Measure:
         key = tuple(atoms)
         found = self._extents.get(key)
         if found is None:
+            if len(self._extents) >= EXTENTS_KEPT:  # forget, rather than grow without end
+                self._extents.clear()
             found = self._extents[key] = sum((self.atom(atom) for atom in atoms), _NOTHING)
         return found
 

@@ -47,9 +47,10 @@ if TYPE_CHECKING:
     from ..data.project import Project
 
 # what a pool for drawing cards imports before its first job (the rulebook's pool adds weasyprint;
-# svgconvert, first, makes this process find cairo's and weasyprint's C libraries: `libraries`)
-RASTER_PRELOAD = ("cardgen.render.svgconvert",)
-LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout")
+# svgconvert, first, makes this process find cairo's and weasyprint's C libraries: `libraries`);
+# the `preload` modules do, once in the fork server, what each worker did first (parse C types)
+RASTER_PRELOAD = ("cardgen.render.svgconvert", "cardgen.render.preload")
+LAYOUT_PRELOAD = RASTER_PRELOAD + ("weasyprint", "cardgen.rulebook.layout", "cardgen.rulebook.preload")
 
 
 def import_pdf_stack() -> None:
@@ -313,9 +314,10 @@ def _start_fork_server(preload: tuple[str, ...]) -> None:
     `preload` there, with SIGINT blocked (see QuietPool).
 
     Python before 3.13 imports a fork server's preloads before it takes this process's
-    `sys.path`, so the server is given that path in PYTHONPATH: a module is imported from where
-    this process imports it (a benchmark's checkout, not an installed cardgen). Workers restore
-    this process's environment in `init_worker`.
+    `sys.path`, so the server is given that path in PYTHONPATH, and nothing before it: a module
+    is imported from where this process imports it (a benchmark's checkout, not an installed
+    cardgen, nor a checkout in the working folder). Workers restore this process's environment
+    in `init_worker`.
     """
     from multiprocessing import forkserver, resource_tracker
 
@@ -323,16 +325,21 @@ def _start_fork_server(preload: tuple[str, ...]) -> None:
     # *unblocks* SIGINT, which would start the server with SIGINT open while it imports
     resource_tracker.ensure_running()
     forkserver.set_forkserver_preload(list(preload))  # heeded only by the pool that starts the server
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else os.getcwd() for p in sys.path)
+    # PYTHONSAFEPATH (Python 3.11+): the server, started with `python -c`, would otherwise put its
+    # working folder first on its path, where a `cardgen` folder (a checkout) or a module named as
+    # a library shadowed what this process imports, in every worker
+    path = os.pathsep.join(os.path.abspath(p) if p else os.getcwd() for p in sys.path)
+    before = {name: os.environ.get(name) for name in ("PYTHONPATH", "PYTHONSAFEPATH")}
+    os.environ.update(PYTHONPATH=path, PYTHONSAFEPATH="1")
     try:
         with _sigint_blocked():
             forkserver.ensure_running()
     finally:
-        if before is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = before
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _ready() -> None:

@@ -58,8 +58,9 @@ from .colbreaks import Breaks, column_breaks, shortest_height
 
 SWITCH = "CARDGEN_COLUMN_MEMO"  # "on" (default) or "off"
 # The weasyprint releases this was checked against (tests/test_columns.py: every seed game's
-# rulebook and notes the same text on as few pages, every block balanced; every answer from
-# memory laid out again and compared): a later release may keep the functions and change how a
+# rulebook and notes the same text on as few pages, every block balanced; 3.1's rulebook through
+# the memo alone asks for weasyprint's own column layouts and gets weasyprint's own answers, and
+# its bytes): a later release may keep the functions and change how a
 # column fills, so it balances on its own until checked.
 CHECKED_RELEASES = ("70.0",)
 # sha256 (first 16 hex digits) of the source of each weasyprint function this wraps, calls or
@@ -127,6 +128,12 @@ def off_because() -> str | None:
     None when `fewer_layouts` takes over."""
     if not switched_on():
         return f"{SWITCH}=off"
+    return unfit_weasyprint()
+
+
+def unfit_weasyprint() -> str | None:
+    """Why this weasyprint is not the one the memo was written for, or None; its sources are
+    hashed once a process (the fork server does it for its workers: `rulebook.preload`)."""
     import weasyprint
 
     functions = {name: _function(name) for name in SOURCES}

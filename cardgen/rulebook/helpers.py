@@ -24,6 +24,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from .. import contain
 from ..atomic import write_text
 from ..buildtypes import Face, RenderedSet
 from ..cache import Cache
@@ -300,6 +301,7 @@ class Helpers:
         self.rendered = rendered
         self.store = store
         self.fonts = FontSet(project.fonts_dir)  # measures text where a figure asks for a card's parts
+        self.icons = contain.Icons(project.icons_dir)  # read once for the whole document
         self._cards: dict[str, CardView] = {}
         self._symbols: dict[str, SymbolView] = {}
 
@@ -485,7 +487,7 @@ class Helpers:
         if not name:
             raise RulebookError("icon(): no icon name given")
         try:
-            inner = inline_icon(self.project.icons_dir, name, 0, 0, 100, colour)  # tinted as on the cards
+            inner = inline_icon(self.icons, name, 0, 0, 100, colour)  # tinted as on the cards
         except BuildError as exc:
             raise RulebookError(exc.message) from None
         return Markup(f'<svg class="icon" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
