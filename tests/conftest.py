@@ -82,16 +82,23 @@ def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
     holds, for `put_back` after each test: one copy instead of one a test, so its templates are
     compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
     root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
-    return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file() and not path.is_symlink()}
 
 
 def put_back(root: Path, files: dict[Path, bytes]) -> None:
-    """The copy as `shared_project_copy` made it: files a test added removed, files it changed
-    written again."""
-    for path in [p for p in root.rglob("*") if p.is_file() and p not in files]:
-        path.unlink()
+    """The copy as `shared_project_copy` made it: what a test added (files, links, folders)
+    removed, files it changed or deleted written again."""
+    folders = {parent for path in files for parent in path.parents if root in parent.parents or parent == root}
+    for path in sorted(root.rglob("*"), reverse=True):  # a folder's contents before the folder
+        if path in files or path in folders:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
     for path, data in files.items():
-        if path.read_bytes() != data:
+        if not path.is_file() or path.read_bytes() != data:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
 
 
