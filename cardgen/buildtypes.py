@@ -50,6 +50,7 @@ class BuildOptions:
     changed_since: Snapshot | None = None  # update packs: the cards whose face differs from this version's
     rulebook: bool = True
     notes: bool = True  # the designer's notes beside the rulebook
+    notes_papers: tuple[str, ...] | None = None  # the notes' papers (None: the rulebook's, `papers`)
     booklet: bool = False  # the rulebook also as an A5 / half-Letter booklet, two up
     sheets: bool = True
     back_offset_mm: tuple[float, float] = (0.0, 0.0)  # duplex correction, see `cardgen calibrate`
@@ -57,6 +58,11 @@ class BuildOptions:
     cutter: str | None = None  # also sheets and a cut file for this cutting machine (CUTTER_NAMES)
     strict: bool = False  # warnings stop the build too (CI of a game project)
     force: bool = False  # --force: replace outputs the user edited since cardgen wrote them
+
+    @property
+    def notes_on(self) -> tuple[str, ...]:
+        """The papers the designer's notes are laid out on: `notes_papers`, else the rulebook's."""
+        return self.papers if self.notes_papers is None else self.notes_papers
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,31 @@ def project_copy(tmp_path: Path) -> Path:
     return load_project(ROOT).copy_sources(tmp_path / "project").root
 
 
+def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
+    """A copy of the project's sources for one module's tests to share, and what each file
+    holds, for `put_back` after each test: one copy instead of one a test, so its templates are
+    compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
+    root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
+    return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file() and not path.is_symlink()}
+
+
+def put_back(root: Path, files: dict[Path, bytes]) -> None:
+    """The copy as `shared_project_copy` made it: what a test added (files, links, folders)
+    removed, files it changed or deleted written again."""
+    folders = {parent for path in files for parent in path.parents if root in parent.parents or parent == root}
+    for path in sorted(root.rglob("*"), reverse=True):  # a folder's contents before the folder
+        if path in files or path in folders:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    for path, data in files.items():
+        if not path.is_file() or path.read_bytes() != data:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+
+
 @pytest.fixture
 def fresh_project_copy(project_copy: Path, monkeypatch) -> Path:
     """`project_copy` whose builds start from an empty cache of their own (build/.cache in the
@@ -134,14 +159,15 @@ class SeedBuilds:
     and, apart, its sheets (`sheets`), on first use. What a full run builds, and who reads it:
 
     documents, rulebook and A5 booklet on A4 and Letter, the designer's notes in the game's own
-    language (on the same papers: `BuildOptions` lays the notes out on the rulebook's papers):
+    language, on A4 and, for each game's default version only, on Letter too:
       kings-blade 1, 2, 3, 3.1; way-of-the-blade, one-true-king, knightfall, kings-guild (its
       Italian): every rulebook and booklet on both papers (test_rulebook_pages), the A4 rulebook
       (test_rulebook, test_game_rulebooks, test_kings_guild, test_i18n), the A4 notes
       (test_designer_notes; the English 3.1's in test_i18n); 3.1's Letter notes, its outputs,
-      timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure). The
-      Letter notes of the seven others are read by no test: they are laid out only because the
-      notes follow the rulebook's papers.
+      timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure); the
+      weasyprint remarks of every document of the default versions, Letter notes included
+      (test_game_rulebooks). The Letter notes of kings-blade 1, 2 and 3 would be read by no
+      test: they are not laid out.
       kings-blade 3.1 in Dutch, kings-guild in English, without notes (no test reads them here:
       the Dutch notes are test_i18n's own `cardgen build` run's): every rulebook and booklet
       (test_rulebook_pages, whose player-aid test reads the Dutch booklets), the Dutch Letter
@@ -163,11 +189,17 @@ class SeedBuilds:
 
     def get(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
         """The documents of `game` at `version` (None: its default) in `lang` (None: its own
-        language): rulebooks and booklets on both papers, and in its own language the notes."""
+        language): rulebooks and booklets on both papers, and in its own language the notes, on
+        both papers for the game's default version, on A4 for the older ones (no test reads those
+        on Letter)."""
         from cardgen.buildtypes import BuildOptions
 
-        return self._build(("documents",), game, version, lang, lambda out: BuildOptions(
-            out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None))
+        def options(out: Path, source) -> BuildOptions:  # the version as resolved: "3.1" and None are one key
+            default = source.version == resolve_version(self.project, game, None)
+            return BuildOptions(out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None,
+                                notes_papers=PAPER_NAMES if default else ("a4",))
+
+        return self._build(("documents",), game, version, lang, options)
 
     def sheets(self, game: str, version: str | None = None, lang: str | None = None,
                papers: tuple[str, ...] = PAPER_NAMES) -> SeedBuild:
@@ -176,7 +208,7 @@ class SeedBuilds:
         from cardgen.buildtypes import BuildOptions
 
         kind = ("sheets",) if papers == PAPER_NAMES else ("sheets", *papers)
-        return self._build(kind, game, version, lang, lambda out: BuildOptions(
+        return self._build(kind, game, version, lang, lambda out, source: BuildOptions(
             out_dir=out, papers=papers, png=False, rulebook=False))
 
     def drawn(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
@@ -199,7 +231,7 @@ class SeedBuilds:
         key = (*kind, game, source.version, lang)  # the game's version, as it resolves: drawn() matches on it
         if key not in self.built:
             snapshot = localise(source, lang)  # as `cardgen build --lang` does (None: the source language)
-            options = options_for(self.folder / "-".join(part for part in key if part))
+            options = options_for(self.folder / "-".join(part for part in key if part), source)
             renderers, pools = [], []
             with pytest.MonkeyPatch.context() as patch:  # count the Renderers and process pools a build makes
                 made, opened = CardRenderer.__init__, Workers.__init__

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from pathlib import Path
 
 import pikepdf
 import pytest
 
+from cardgen import pipeline
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions, Timing
 from cardgen.cache import Manifest
 from cardgen.cardstage import draw_cards
@@ -161,3 +163,46 @@ def test_finish_writes_shapes_records_and_times_each_paper(tmp_path, columns, sa
     assert timing.stage == "booklet A4" and isinstance(timing, Timing) and abs(timing.seconds - 1.75) < 0.01
     assert timing.detail.startswith("HTML 0.25 s, layout 1.00 s, PDF 0.50 s, cards 0.00 s, 5 pages, imposed ")
     assert timing.detail.endswith(" s" + said)
+
+
+def _page_size_pt(pdf: Path) -> tuple[int, int]:
+    with pikepdf.open(pdf) as doc:
+        box = [float(v) for v in doc.pages[0].mediabox]
+    return round(box[2] - box[0]), round(box[3] - box[1])
+
+
+def test_the_notes_are_laid_out_on_the_papers_asked(cli, mini):
+    """`build --notes-paper a4` (BuildOptions.notes_papers): the designer's notes on A4 alone, the
+    rulebook still on both papers; the manifest records, and the summary names, exactly those."""
+    out = mini / "build" / "mini" / "2"
+    result = cli("build", "-v", "2", "--no-png", "--notes-paper", "a4", cwd=mini)
+    assert result.code == 0, result.err
+    documents = sorted(p.name for p in out.glob("*.pdf") if not p.name.startswith("sheets-"))
+    assert documents == ["notes-a4.pdf", "rulebook-a4.pdf", "rulebook-letter.pdf"]
+    assert _page_size_pt(out / "notes-a4.pdf") == (595, 842)
+    assert _page_size_pt(out / "rulebook-letter.pdf") == (612, 792)
+    from cardgen.outputs import read_inputs
+
+    recorded = {name for name in read_inputs(out) if name.endswith(".pdf") and not name.startswith("sheets-")}
+    assert recorded == set(documents)
+    said = set(re.findall(r"\b(?:notes|rulebook)-[a-z0-9]+\.pdf\b", result.out))
+    assert said == set(documents), result.out
+
+
+def test_the_notes_may_take_another_paper_than_the_rulebook(mini, tmp_path):
+    """The pipeline lays the notes out on `notes_papers` even where the rulebook is on another paper."""
+    project = load_project(mini)
+    snapshot = resolve(project, load_game(project, None), "2")
+    result = pipeline.build(project, snapshot, BuildOptions(out_dir=tmp_path, papers=("letter",), notes_papers=("a4",),
+                                                            sheets=False, png=False))
+    assert [(o.path.name, _page_size_pt(o.path)) for o in result.outputs if o.path.suffix == ".pdf"] == [
+        ("rulebook-letter.pdf", (612, 792)), ("notes-a4.pdf", (595, 842))]
+    assert [t.stage for t in result.timings if t.stage.startswith(("rulebook", "notes"))] == [
+        "rulebook LETTER", "notes A4"]
+
+
+@pytest.mark.parametrize("other", [("--no-rulebook",), ("--only-changed-since", "1")])
+def test_a_notes_paper_without_notes_is_refused(cli, mini, other):
+    result = cli("build", "-v", "2", "--notes-paper", "a4", *other, cwd=mini)
+    assert result.code == 2 and result.err.count("\n") == 1 and "--notes-paper" in result.err, result.err
+    assert not (mini / "build").exists()

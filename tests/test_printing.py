@@ -7,12 +7,14 @@ clipped; pdfium gives every text glyph's box.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
+from conftest import ROOT
 
 from cardgen.buildtypes import BuildOptions
 from cardgen.data.project import load_project
@@ -113,6 +115,32 @@ def _text_boxes(path: Path, index: int) -> list[tuple[str, tuple[float, float, f
         pdf.close()
 
 
+class Sheet:
+    """One page of a seed game's sheet file, read back once per session: the seed builds' sheet
+    files are read by several tests here, each page's content stream and glyphs once, not once a
+    test (pdfium's glyph boxes are most of the module's reading)."""
+
+    def __init__(self, path: Path, index: int, page: pikepdf.Page):
+        self.path, self.index = path, index
+        self.size = _page_size(page)
+        self.paths, self.pieces = read_page(page)
+
+    @functools.cached_property
+    def text_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
+        return _text_boxes(self.path, self.index)
+
+
+@functools.cache
+def _read_sheets(path: Path, stamp: tuple[int, int]) -> tuple[Sheet, ...]:
+    with pikepdf.open(path) as pdf:
+        return tuple(Sheet(path, index, page) for index, page in enumerate(pdf.pages))
+
+
+def sheet_pages(path: Path) -> tuple[Sheet, ...]:
+    """Every page of the sheet file `path` (its size and modification time in the key)."""
+    return _read_sheets(path, (path.stat().st_size, path.stat().st_mtime_ns))
+
+
 def _page_size(page: pikepdf.Page) -> tuple[float, float]:
     box = [float(v) for v in page.mediabox]
     return pt_to_mm(box[2] - box[0]), pt_to_mm(box[3] - box[1])
@@ -128,30 +156,27 @@ def test_every_game_on_both_papers_has_one_print_mode_per_file(sheets):
     for (game, name), path in sheets.items():
         with pikepdf.open(path) as pdf:
             assert str(pdf.docinfo["/Title"]).startswith(("The King", "Way of", "One True", "Knightfall"))
-            mode = "print duplex, flip on long edge" if "duplex" in name else "print one-sided"
-            for index in range(len(pdf.pages)):
-                assert mode.replace(" ", "") in "".join(ch for ch, _ in _text_boxes(path, index)), \
-                    (game, name, index)
+        mode = "print duplex, flip on long edge" if "duplex" in name else "print one-sided"
+        for sheet in sheet_pages(path):
+            assert mode.replace(" ", "") in "".join(ch for ch, _ in sheet.text_boxes), (game, name, sheet.index)
 
 
 def test_nothing_is_printed_within_5_mm_of_a_paper_edge(sheets):
     """Every mark, bar and glyph on every page of every file, and every piece's clip."""
     for (game, name), path in sheets.items():
-        with pikepdf.open(path) as pdf:
-            for index, page in enumerate(pdf.pages):
-                w, h = _page_size(page)
-                paths, pieces = read_page(page)
-                points = [pt for p in paths for pt in p]
-                points += [(c[0], c[1]) for _, c, _ in pieces] + [(c[2], c[3]) for _, c, _ in pieces]
-                for x, y in points:
-                    assert MARGIN - TOL <= x <= w - MARGIN + TOL and MARGIN - TOL <= y <= h - MARGIN + TOL, \
-                        (game, name, index, x, y)
-                for ch, (left, bottom, right, top) in _text_boxes(path, index):
-                    cx, cy = (left + right) / 2, (bottom + top) / 2
-                    if any(d[0] <= cx <= d[2] and d[1] <= cy <= d[3] for _, _, d in pieces):
-                        continue  # a piece's own text: shown only inside its clip, checked above
-                    assert min(left, bottom) >= MARGIN - TOL and right <= w - MARGIN + TOL \
-                        and top <= h - MARGIN + TOL, (game, name, index, ch)
+        for sheet in sheet_pages(path):
+            index, (w, h), paths, pieces = sheet.index, sheet.size, sheet.paths, sheet.pieces
+            points = [pt for p in paths for pt in p]
+            points += [(c[0], c[1]) for _, c, _ in pieces] + [(c[2], c[3]) for _, c, _ in pieces]
+            for x, y in points:
+                assert MARGIN - TOL <= x <= w - MARGIN + TOL and MARGIN - TOL <= y <= h - MARGIN + TOL, \
+                    (game, name, index, x, y)
+            for ch, (left, bottom, right, top) in sheet.text_boxes:
+                cx, cy = (left + right) / 2, (bottom + top) / 2
+                if any(d[0] <= cx <= d[2] and d[1] <= cy <= d[3] for _, _, d in pieces):
+                    continue  # a piece's own text: shown only inside its clip, checked above
+                assert min(left, bottom) >= MARGIN - TOL and right <= w - MARGIN + TOL \
+                    and top <= h - MARGIN + TOL, (game, name, index, ch)
 
 
 def _is_outline(path, trim) -> bool:
@@ -166,35 +191,34 @@ def test_every_cut_line_has_a_mark_a_home_printer_prints(sheets):
     cut line drawn on it, and no cut of the grid (run across the whole sheet) splits it."""
     checked = 0
     for (game, name), path in sheets.items():
-        with pikepdf.open(path) as pdf:
-            for index, page in enumerate(pdf.pages):
-                paths, pieces = read_page(page)
-                if index % 2 and "duplex" in name:
-                    assert [p for p in paths if len(p) > 1] == []  # backs: no marks, you cut from the front
-                    continue
-                trims = [t for t, c, _ in pieces if not _is_tile(t, c)]  # tiles: checked in test_imposition
-                segments = [p for p in paths if len(p) == 2]
-                loose = [t for t in trims if any(_is_outline(p, t) for p in paths if len(p) >= 2)]
-                grid = [t for t in trims if t not in loose]
-                cuts_x = {round(s[0][0], 3) for s in segments if abs(s[0][0] - s[1][0]) < TOL and abs(s[0][1] - s[1][1]) < 10}
-                cuts_y = {round(s[0][1], 3) for s in segments if abs(s[0][1] - s[1][1]) < TOL and abs(s[0][0] - s[1][0]) < 10}
-                for trim in loose:  # cut along its own line; no cut of the grid, across the sheet, splits it
-                    assert not any(trim[0] - 1 + TOL < x < trim[2] + 1 - TOL for x in cuts_x), (game, name, index, trim)
-                    assert not any(trim[1] - 1 + TOL < y < trim[3] + 1 - TOL for y in cuts_y), (game, name, index, trim)
-                for trim in grid:
-                    for x in (trim[0], trim[2]):
-                        on_line = [s for s in segments if abs(s[0][0] - x) < TOL and abs(s[1][0] - x) < TOL]
-                        assert any(min(s[0][1], s[1][1]) > max(t[3] for t in grid) for s in on_line), \
-                            (game, name, index, "no mark above", x)
-                        assert any(max(s[0][1], s[1][1]) < min(t[1] for t in grid) for s in on_line), \
-                            (game, name, index, "no mark below", x)
-                    for y in (trim[1], trim[3]):
-                        on_line = [s for s in segments if abs(s[0][1] - y) < TOL and abs(s[1][1] - y) < TOL]
-                        assert any(min(s[0][0], s[1][0]) > max(t[2] for t in grid) for s in on_line), \
-                            (game, name, index, "no mark right", y)
-                        assert any(max(s[0][0], s[1][0]) < min(t[0] for t in grid) for s in on_line), \
-                            (game, name, index, "no mark left", y)
-                    checked += 1
+        for sheet in sheet_pages(path):
+            index, paths, pieces = sheet.index, sheet.paths, sheet.pieces
+            if index % 2 and "duplex" in name:
+                assert [p for p in paths if len(p) > 1] == []  # backs: no marks, you cut from the front
+                continue
+            trims = [t for t, c, _ in pieces if not _is_tile(t, c)]  # tiles: checked in test_imposition
+            segments = [p for p in paths if len(p) == 2]
+            loose = [t for t in trims if any(_is_outline(p, t) for p in paths if len(p) >= 2)]
+            grid = [t for t in trims if t not in loose]
+            cuts_x = {round(s[0][0], 3) for s in segments if abs(s[0][0] - s[1][0]) < TOL and abs(s[0][1] - s[1][1]) < 10}
+            cuts_y = {round(s[0][1], 3) for s in segments if abs(s[0][1] - s[1][1]) < TOL and abs(s[0][0] - s[1][0]) < 10}
+            for trim in loose:  # cut along its own line; no cut of the grid, across the sheet, splits it
+                assert not any(trim[0] - 1 + TOL < x < trim[2] + 1 - TOL for x in cuts_x), (game, name, index, trim)
+                assert not any(trim[1] - 1 + TOL < y < trim[3] + 1 - TOL for y in cuts_y), (game, name, index, trim)
+            for trim in grid:
+                for x in (trim[0], trim[2]):
+                    on_line = [s for s in segments if abs(s[0][0] - x) < TOL and abs(s[1][0] - x) < TOL]
+                    assert any(min(s[0][1], s[1][1]) > max(t[3] for t in grid) for s in on_line), \
+                        (game, name, index, "no mark above", x)
+                    assert any(max(s[0][1], s[1][1]) < min(t[1] for t in grid) for s in on_line), \
+                        (game, name, index, "no mark below", x)
+                for y in (trim[1], trim[3]):
+                    on_line = [s for s in segments if abs(s[0][1] - y) < TOL and abs(s[1][1] - y) < TOL]
+                    assert any(min(s[0][0], s[1][0]) > max(t[2] for t in grid) for s in on_line), \
+                        (game, name, index, "no mark right", y)
+                    assert any(max(s[0][0], s[1][0]) < min(t[0] for t in grid) for s in on_line), \
+                        (game, name, index, "no mark left", y)
+                checked += 1
     assert checked > 400  # all card fronts of all games on both papers
 
 
@@ -215,26 +239,25 @@ def test_every_cut_keeps_at_least_1_mm_of_the_pieces_own_bleed(sheets, capsys):
     paints more than half the gap towards a neighbour."""
     report = {}
     for (game, name), path in sheets.items():
-        with pikepdf.open(path) as pdf:
-            for index, page in enumerate(pdf.pages):
-                if index % 2 and "duplex" in name:
-                    continue  # you cut from the front
-                _, pieces = read_page(page)
-                for trim, clip, _ in pieces:
-                    if _is_tile(trim, clip):
+        for sheet in sheet_pages(path):
+            index, pieces = sheet.index, sheet.pieces
+            if index % 2 and "duplex" in name:
+                continue  # you cut from the front
+            for trim, clip, _ in pieces:
+                if _is_tile(trim, clip):
+                    continue
+                kept = _kept(trim, clip)
+                assert min(kept) >= 1.0 - TOL, (game, name, index, trim, kept)
+                report[(game, name)] = min(report.get((game, name), 99.0), *kept)
+                for other, _, _ in pieces:
+                    if other is trim or _is_tile(other, _):
                         continue
-                    kept = _kept(trim, clip)
-                    assert min(kept) >= 1.0 - TOL, (game, name, index, trim, kept)
-                    report[(game, name)] = min(report.get((game, name), 99.0), *kept)
-                    for other, _, _ in pieces:
-                        if other is trim or _is_tile(other, _):
-                            continue
-                        overlap_y = min(trim[3], other[3]) - max(trim[1], other[1]) > 1
-                        overlap_x = min(trim[2], other[2]) - max(trim[0], other[0]) > 1
-                        if overlap_y and 0 <= other[0] - trim[2] < 10:  # a neighbour to the right
-                            assert kept[2] <= (other[0] - trim[2]) / 2 + TOL, (game, name, index, trim, other)
-                        if overlap_x and 0 <= other[1] - trim[3] < 10:  # a neighbour above
-                            assert kept[3] <= (other[1] - trim[3]) / 2 + TOL, (game, name, index, trim, other)
+                    overlap_y = min(trim[3], other[3]) - max(trim[1], other[1]) > 1
+                    overlap_x = min(trim[2], other[2]) - max(trim[0], other[0]) > 1
+                    if overlap_y and 0 <= other[0] - trim[2] < 10:  # a neighbour to the right
+                        assert kept[2] <= (other[0] - trim[2]) / 2 + TOL, (game, name, index, trim, other)
+                    if overlap_x and 0 <= other[1] - trim[3] < 10:  # a neighbour above
+                        assert kept[3] <= (other[1] - trim[3]) / 2 + TOL, (game, name, index, trim, other)
     with capsys.disabled():
         print("\nsmallest bleed kept at a cut (mm):",
               ", ".join(f"{g}/{n}: {v:.1f}" for (g, n), v in sorted(report.items())))
@@ -247,29 +270,30 @@ def test_every_sheet_of_every_game_is_at_least_a_quarter_used_and_one_orientatio
     within their trim, over the paper's) unless it is the file's only sheet; every page of a file
     in one orientation."""
     for (game, name), path in sheets.items():
-        with pikepdf.open(path) as pdf:
-            sizes = {_page_size(page) for page in pdf.pages}
-            assert len(sizes) == 1, (game, name, sizes)
-            fronts = pdf.pages[::2] if "duplex" in name else pdf.pages
-            for index, page in enumerate(fronts):
-                w, h = _page_size(page)
-                _, pieces = read_page(page)
-                area = 0.0
-                for trim, clip, _ in pieces:
-                    x0, y0 = max(trim[0], clip[0]), max(trim[1], clip[1])
-                    x1, y1 = min(trim[2], clip[2]), min(trim[3], clip[3])
-                    area += max(0.0, x1 - x0) * max(0.0, y1 - y0)
-                assert len(fronts) == 1 or area / (w * h) >= 0.25, (game, name, index, area / (w * h))
+        pages = sheet_pages(path)
+        sizes = {sheet.size for sheet in pages}
+        assert len(sizes) == 1, (game, name, sizes)
+        fronts = pages[::2] if "duplex" in name else pages
+        for index, sheet in enumerate(fronts):
+            w, h = sheet.size
+            area = 0.0
+            for trim, clip, _ in sheet.pieces:
+                x0, y0 = max(trim[0], clip[0]), max(trim[1], clip[1])
+                x1, y1 = min(trim[2], clip[2]), min(trim[3], clip[3])
+                area += max(0.0, x1 - x0) * max(0.0, y1 - y0)
+            assert len(fronts) == 1 or area / (w * h) >= 0.25, (game, name, index, area / (w * h))
 
 
-def test_dense_cuts_stay_an_option_and_the_build_says_what_each_keeps(cli, project_copy, tmp_path):
+def test_dense_cuts_stay_an_option_and_the_build_says_what_each_keeps(cli, tmp_path):
+    """Built from the seed project itself into a folder of the test's (nothing is edited): its
+    compiled templates and rendered faces are the session's seed builds'."""
     result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "letter", "--out",
-                 str(tmp_path / "forgiving"), cwd=project_copy)
+                 str(tmp_path / "forgiving"), cwd=ROOT)
     assert result.code == 0, result.err
     assert "cards: 4 x 2 a sheet landscape" in result.out
     assert "smallest bleed at a cut: 1.0 mm, forgiving cuts" in result.out
     result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "letter", "--cuts", "dense",
-                 "--out", str(tmp_path / "dense"), cwd=project_copy)
+                 "--out", str(tmp_path / "dense"), cwd=ROOT)
     assert result.code == 0, result.err
     assert "sheets-letter-duplex.pdf  print sheets, LETTER, duplex (flip on long edge), 20 pages = 10 sheets" \
         in result.out
@@ -284,18 +308,20 @@ def test_dense_cuts_stay_an_option_and_the_build_says_what_each_keeps(cli, proje
 
 def test_page_one_says_print_at_100_percent_and_carries_a_50_mm_bar(sheets):
     for (game, name), path in sheets.items():
-        text = "".join(ch for ch, _ in _text_boxes(path, 0))
+        first, second_page = sheet_pages(path)[:2]
+        text = "".join(ch for ch, _ in first.text_boxes)
         assert "Printat100%/actualsize" in text and "50mm" in text, (game, name)
-        with pikepdf.open(path) as pdf:
-            paths, _ = read_page(pdf.pages[0])
-        bars = [p for p in paths if len(p) == 2 and abs(abs(p[1][0] - p[0][0]) + abs(p[1][1] - p[0][1]) - 50) < TOL]
+        bars = [p for p in first.paths if len(p) == 2
+                and abs(abs(p[1][0] - p[0][0]) + abs(p[1][1] - p[0][1]) - 50) < TOL]
         assert len(bars) >= 1, (game, name)
-        second = "".join(ch for ch, _ in _text_boxes(path, 1))
+        second = "".join(ch for ch, _ in second_page.text_boxes)
         assert "Printat100%" not in second
 
 
-def test_build_summary_counts_sheets_of_paper(cli, project_copy):
-    result = cli("build", "--game", "knightfall", "--no-png", "--no-rulebook", cwd=project_copy)
+def test_build_summary_counts_sheets_of_paper(cli, tmp_path):
+    """The seed project built into folders of the test's, on the one paper read here."""
+    result = cli("build", "--game", "knightfall", "--no-png", "--no-rulebook", "--paper", "a4",
+                 "--out", str(tmp_path / "knightfall"), cwd=ROOT)
     assert result.code == 0, result.err
     # 52 jumbo cards fill 13 sheets exactly; the 4 coins (and one card from the 13th sheet, so
     # that no sheet is used less than a quarter) share the 14th: no 4 mm of free space anywhere
@@ -304,14 +330,16 @@ def test_build_summary_counts_sheets_of_paper(cli, project_copy):
         in result.out
     assert "Decision coin: 4 in free space, each cut along its own line (1.0 mm bleed all round)" in result.out
     assert "sheets-a4-onesided.pdf  print sheets, A4, one-sided, 8 pages = 8 sheets of paper" in result.out
-    result = cli("build", "--game", "kings-guild", "--no-png", "--no-rulebook", "--paper", "a4", cwd=project_copy)
+    result = cli("build", "--game", "kings-guild", "--no-png", "--no-rulebook", "--paper", "a4",
+                 "--out", str(tmp_path / "kings-guild"), cwd=ROOT)
     assert result.code == 0, result.err
     # was 12 + 12: the 4 resource tokens that had a sheet of their own and the seals now fill
     # the strips beside the player boards and the main board's tiles
     assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 24 pages = 12 sheets of paper" \
         in result.out
     assert "sheets-a4-onesided.pdf  print sheets, A4, one-sided, 10 pages = 10 sheets of paper" in result.out
-    result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4", cwd=project_copy)
+    result = cli("build", "--version", "3.1", "--no-png", "--no-rulebook", "--paper", "a4",
+                 "--out", str(tmp_path / "3.1"), cwd=ROOT)
     # the 4 forge tokens fill the last card sheet: 10 sheets, not 11
     assert "sheets-a4-duplex.pdf  print sheets, A4, duplex (flip on long edge), 20 pages = 10 sheets of paper" \
         in result.out

@@ -3,14 +3,16 @@ page sizes, refusal of outside URLs, template/data mismatches, determinism."""
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages
+from conftest import ROOT, developer_vocabulary, pdf_pages, put_back, shared_project_copy
 from PIL import Image
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -35,10 +37,19 @@ def _snapshot(root: Path, version: str):
     return project, resolve(project, load_game(project, "kings-blade"), version)
 
 
-def _rulebook(root: Path, version: str, out: Path, papers=("a4",)):
-    """Render the cards (SVG only) and build the rulebooks straight from them."""
-    project, snapshot = _snapshot(root, version)
-    rendered = draw_cards(project, snapshot, checks=False).faces()
+@functools.cache
+def _seed(version: str):
+    """The seed project's King's Blade at `version`, (project, snapshot), resolved once for the
+    module's tests (frozen data: they only read it)."""
+    return _snapshot(ROOT, version)
+
+
+def _rulebook(root: Path, version: str, out: Path, papers=("a4",), project_and_snapshot=None, rendered=None):
+    """Render the cards (SVG only) and build the rulebooks straight from them (or from the
+    `project_and_snapshot` and `rendered` faces given)."""
+    project, snapshot = project_and_snapshot or _snapshot(root, version)
+    if rendered is None:
+        rendered = draw_cards(project, snapshot, checks=False).faces()
     return build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=papers), out, Manifest(out))
 
 
@@ -64,6 +75,13 @@ def built(seed_builds):
     books = {version: seed_builds.get("kings-blade", version).out / "rulebook-a4.pdf"
              for version in ("3.1", "1", "2", "3")}
     return result, seed.out, books, {v: _text(p) for v, p in books.items()}
+
+
+@pytest.fixture(scope="module")
+def html31(built):
+    """3.1's A4 rulebook HTML as the build renders it, from the build's own card faces."""
+    project, snapshot = _seed("3.1")
+    return rulebook_html(project, snapshot, built[0].cards, "rulebook.html.j2", PAPER_SIZES["a4"])
 
 
 # --- outputs -----------------------------------------------------------------------------------
@@ -111,11 +129,12 @@ def test_the_build_renders_the_cards_once_and_times_each_paper(built):
 
 def test_unchanged_inputs_skip_the_rebuild_and_bytes_are_identical(built, tmp_path):
     _, out, books, _ = built
-    project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = draw_cards(project, snapshot, checks=False).faces()
+    project, snapshot = _seed("3.1")
+    rendered = draw_cards(project, snapshot, checks=False).faces()  # drawn again: the same faces
     again = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("a4",)), out, Manifest(out))
     assert [o.rebuilt for o in again] == [False]
-    _rulebook(ROOT, "3.1", tmp_path)  # a fresh folder, no manifest: laid out again
+    # a fresh folder, no manifest: laid out again
+    _rulebook(ROOT, "3.1", tmp_path, project_and_snapshot=(project, snapshot), rendered=rendered)
     assert (tmp_path / "rulebook-a4.pdf").read_bytes() == books["3.1"].read_bytes()
 
 
@@ -171,7 +190,7 @@ def test_metal_counts_are_the_cards_of_the_version(built):
     assert "60 metal cards: Steel ×20, Orcish Steel ×17, Dwarvish Steel ×13, Elvish Steel ×10" in rules
     assert "Elvish Steel is the rarest: a 1 in 6 chance" in rules
     assert "Steel is the most common: a 1 in 3 chance" in rules
-    _, v1 = _snapshot(ROOT, "1")
+    _, v1 = _seed("1")
     counts = {s.name: v1.symbol_count(sid) for sid, s in v1.symbols.items() if not s.any}
     assert counts == {"Steel": 26, "Orcish Steel": 18, "Dwarvish Steel": 11, "Elvish Steel": 5}
     for name, count in counts.items():
@@ -182,7 +201,7 @@ def test_metal_counts_are_the_cards_of_the_version(built):
 def test_every_enum_rule_prints_its_own_sentence_and_no_other(built, version):
     """V2 and 3.1 differ exactly in `forge`; V1 also in overflow, mine action and forge."""
     rules = _rules_text(built[3][version])
-    _, snapshot = _snapshot(ROOT, version)
+    _, snapshot = _seed(version)
     for key, spec in snapshot.game.rule_specs.items():
         if spec.type != "enum":
             continue
@@ -207,7 +226,7 @@ def test_card_list_gives_every_card_with_its_generated_text(built):
     pages = built[3]["3.1"]
     text = " ".join(pages)
     appendix = text[text.index("Card list Every card"):]
-    _, snapshot = _snapshot(ROOT, "3.1")
+    _, snapshot = _seed("3.1")
     for card in snapshot.cards:
         assert card.name in appendix
         for effect in card.effects:
@@ -226,7 +245,7 @@ def test_players_rulebook_has_credits_on_the_cover_and_no_designer_notes(built):
 @pytest.mark.parametrize("version", ["1", "2", "3", "3.1"])
 def test_players_rulebook_has_no_developer_vocabulary(built, version):
     """No ids (overflow_bounce), no 'seed', 'data', 'plug-in', no raw feedback: read from the PDF."""
-    _, snapshot = _snapshot(ROOT, version)
+    _, snapshot = _seed(version)
     text = " ".join(built[3][version])
     assert len(text) > 5000  # the whole book was read
     assert developer_vocabulary(text, snapshot) == []
@@ -234,7 +253,7 @@ def test_players_rulebook_has_no_developer_vocabulary(built, version):
 
 @pytest.mark.parametrize("version", ["1", "2", "3", "3.1"])
 def test_components_and_set_up_numbers_are_the_datas(built, version):
-    _, snapshot = _snapshot(ROOT, version)
+    _, snapshot = _seed(version)
     rules = _rules_text(built[3][version])
     types = snapshot.game.card_types
     listed = rules[rules.index("Components "):rules.index("Blade, hilt and upgrade cards are the sword parts")]
@@ -253,23 +272,23 @@ def test_components_and_set_up_numbers_are_the_datas(built, version):
     assert f"give every player {snapshot.rules['starting_hand']} metal cards" in rules
 
 
-def test_version_1_lists_and_prints_only_what_it_uses(built):
+def test_version_1_lists_and_prints_only_what_it_uses(built, seed_builds):
     """V1 moved cards into the forge by hand: no forge tokens in its rules, lists or sheets."""
     from cardgen.buildtypes import FaceFiles
     from cardgen.imposition.stage import sheet_groups
 
-    project, v1 = _snapshot(ROOT, "1")
+    _, v1 = _seed("1")
     assert v1.rules["forge"] == "move_cards" and v1.deck_size("tokens") == 0
     text = " ".join(built[3]["1"])
     assert "token" not in text.lower()
-    rendered = draw_cards(project, v1, checks=False).faces()
+    rendered = seed_builds.get("kings-blade", "1").result.cards  # the faces V1's build drew
     assert "tokens" not in rendered.backs
     faces = list(rendered.faces.values()) + list(rendered.backs.values())
     files = {f.key: FaceFiles(f, Path(f"{f.key}.pdf"), None) for f in faces}
     slots = [s for g in sheet_groups(v1, rendered, files) for s in g.slots]
     assert len(slots) == sum(c.count for c in v1.cards) == 6 + 18 + 60
     assert not any(s.label == "forge-token" for s in slots)
-    _, v2 = _snapshot(ROOT, "2")
+    _, v2 = _seed("2")
     assert v2.deck_size("tokens") == 4  # the token arrives with V2, as its notes say
 
 
@@ -313,10 +332,9 @@ def test_layout_gives_no_weasyprint_warnings(built):
         assert outputs[name].rebuilt and outputs[name].warnings == [], name
 
 
-def test_card_pictures_are_the_rendered_card_svgs():
-    project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = draw_cards(project, snapshot, checks=False).faces()
-    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
+def test_card_pictures_are_the_rendered_card_svgs(built, html31):
+    project, _ = _seed("3.1")
+    doc, rendered = html31, built[0].cards
     hilt = rendered.faces["shortsword-hilt"]
     url = FaceStore(project.cache_dir / "svg").url(hilt)
     assert url == f"cardgen-face:{hilt.digest}" and f'href="{url}"' in doc.html  # no folder in the HTML
@@ -325,12 +343,12 @@ def test_card_pictures_are_the_rendered_card_svgs():
     assert 'viewBox="0 0 63 88"' in doc.html  # drawn trimmed: the bleed is cut off
 
 
-def test_card_pictures_in_the_pdf_are_the_printed_cards_stored_once(built):
+def test_card_pictures_in_the_pdf_are_the_printed_cards_stored_once(built, html31):
     """Every face the rulebook shows is the vector PDF the sheets print, as one form XObject
     however often it is drawn, scaled into the box weasyprint laid out; no placeholder is left."""
     result, out, _, _ = built
-    project, snapshot = _snapshot(ROOT, "3.1")
-    doc = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"])
+    _, snapshot = _seed("3.1")
+    doc = html31
     shown = set(re.findall(r'href="cardgen-face:([0-9a-f]{64})"', doc.html))
     uses = len(re.findall(r'href="cardgen-face:[0-9a-f]{64}"', doc.html))
     decks = [d for d in snapshot.game.decks if snapshot.deck_size(d)]  # the components gallery: one picture each
@@ -371,14 +389,12 @@ def test_placeholder_names_its_face_and_nothing_else_is_read_as_one():
     assert Image.open(io.BytesIO(placeholder_png(digest))).tobytes()[3:35].hex() == digest
 
 
-def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
+def test_anatomy_callouts_point_at_the_parts_of_the_real_card(built, html31):
     """Callouts 1-5 end on the parts of the rendered card, read back from its geometry."""
     from cardgen.preflight.geometry import read_parts
     from cardgen.render.fonts import FontSet
 
-    project, snapshot = _snapshot(ROOT, "3.1")
-    rendered = draw_cards(project, snapshot, checks=False).faces()
-    doc = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
+    doc, rendered = html31, built[0].cards
     figure = doc.html.index('viewBox="0 0 97 93"')  # the anatomy figure: the card and 17 mm each side for callouts
     card = re.compile(r'<svg x="([\d.]+)" y="([\d.]+)" width="63" height="88" viewBox="0 0 63 88">').search(doc.html, figure)
     ox, oy = float(card.group(1)), float(card.group(2))  # the one card drawn at its real size
@@ -399,6 +415,28 @@ def test_anatomy_callouts_point_at_the_parts_of_the_real_card():
 # --- robustness --------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
+    return shared_project_copy(tmp_path_factory)
+
+
+@pytest.fixture
+def seed_copy(_seed_copy_sources) -> Iterator[Path]:
+    """A copy of the seed project's sources that a test may break, shared by the module's tests
+    and put back after each (`conftest.shared_project_copy`)."""
+    root, files = _seed_copy_sources
+    yield root
+    put_back(root, files)
+
+
+@pytest.fixture(scope="module")
+def seed_copy_faces(_seed_copy_sources):
+    """3.1's card faces drawn once from `seed_copy`'s data, for the tests that change only the
+    rulebook's template (its cards are then the ones drawn here)."""
+    project, snapshot = _snapshot(_seed_copy_sources[0], "3.1")
+    return draw_cards(project, snapshot, checks=False).faces()
+
+
 def _insert_into_rules(project_root: Path, markup: str) -> None:
     template = project_root / "templates" / "kings-blade" / "rulebook.html.j2"
     text = template.read_text()
@@ -411,10 +449,10 @@ def _insert_into_rules(project_root: Path, markup: str) -> None:
     ("file:///etc/hostname", "outside the project"),
     ("../../../../../../../../etc/hostname", "outside the project"),
 ])
-def test_urls_outside_the_project_fail_the_build(project_copy, tmp_path, url, reason):
-    _insert_into_rules(project_copy, f'<img src="{url}" alt="">')
+def test_urls_outside_the_project_fail_the_build(seed_copy, seed_copy_faces, tmp_path, url, reason):
+    _insert_into_rules(seed_copy, f'<img src="{url}" alt="">')
     with pytest.raises(BuildError) as err:
-        _rulebook(project_copy, "3.1", tmp_path / "out")
+        _rulebook(seed_copy, "3.1", tmp_path / "out", rendered=seed_copy_faces)
     message = str(err.value)
     assert "rulebook.html.j2" in message and reason in message
     assert url.lstrip("./") in message
@@ -422,34 +460,34 @@ def test_urls_outside_the_project_fail_the_build(project_copy, tmp_path, url, re
     assert not (tmp_path / "out" / "rulebook-a4.pdf").exists()
 
 
-def test_a_card_the_version_lacks_fails_the_build(project_copy, tmp_path):
-    version_file = project_copy / "versions" / "kings-blade" / "3.1.yml"
+def test_a_card_the_version_lacks_fails_the_build(seed_copy, tmp_path):
+    version_file = seed_copy / "versions" / "kings-blade" / "3.1.yml"
     version_file.write_text(version_file.read_text() + "\nremove: [shortsword-hilt]\n")
     with pytest.raises(BuildError) as err:
-        _rulebook(project_copy, "3.1", tmp_path)
+        _rulebook(seed_copy, "3.1", tmp_path)
     message = str(err.value)
     assert "mentions card 'shortsword-hilt', which version 3.1 does not have" in message
     assert re.search(r"rulebook\.html\.j2:\d+: ", message), message
 
 
-def test_a_rule_value_the_prose_does_not_explain_fails_the_build(project_copy, tmp_path):
-    game_file = project_copy / "card_data" / "kings-blade" / "game.yml"
+def test_a_rule_value_the_prose_does_not_explain_fails_the_build(seed_copy, tmp_path):
+    game_file = seed_copy / "card_data" / "kings-blade" / "game.yml"
     game_file.write_text(game_file.read_text().replace(
         "      token_required: Place your forge token",
         "      token_shared: All players share one forge token.\n      token_required: Place your forge token"))
-    version_file = project_copy / "versions" / "kings-blade" / "3.1.yml"
+    version_file = seed_copy / "versions" / "kings-blade" / "3.1.yml"
     version_file.write_text(version_file.read_text().replace("forge: token_required", "forge: token_shared"))
     with pytest.raises(BuildError) as err:
-        _rulebook(project_copy, "3.1", tmp_path)
+        _rulebook(seed_copy, "3.1", tmp_path)
     assert "the rulebook has no text for rule 'forge' = 'token_shared'" in str(err.value)
 
 
-def test_comparing_a_rule_with_an_undeclared_value_fails(project_copy, tmp_path):
-    template = project_copy / "templates" / "kings-blade" / "rulebook.html.j2"
+def test_comparing_a_rule_with_an_undeclared_value_fails(seed_copy, seed_copy_faces, tmp_path):
+    template = seed_copy / "templates" / "kings-blade" / "rulebook.html.j2"
     template.write_text(template.read_text().replace('rule_is("overflow", "earliest_out")',
                                                      'rule_is("overflow", "earliest_first")'))
     with pytest.raises(BuildError) as err:
-        _rulebook(project_copy, "3.1", tmp_path)
+        _rulebook(seed_copy, "3.1", tmp_path, rendered=seed_copy_faces)
     assert "compares rule 'overflow' with 'earliest_first', which is not one of its values" in str(err.value)
 
 
@@ -458,24 +496,24 @@ def test_comparing_a_rule_with_an_undeclared_value_fails(project_copy, tmp_path)
     ('{{ rule("hand_size") }}', "mentions rule 'hand_size', which the game does not declare"),
     ('{{ card_type("sheath") }}', "mentions card type 'sheath', which the game does not declare"),
 ])
-def test_unknown_metal_rule_or_type_fails(project_copy, tmp_path, markup, expected):
-    _insert_into_rules(project_copy, markup)
+def test_unknown_metal_rule_or_type_fails(seed_copy, seed_copy_faces, tmp_path, markup, expected):
+    _insert_into_rules(seed_copy, markup)
     with pytest.raises(BuildError) as err:
-        _rulebook(project_copy, "3.1", tmp_path)
+        _rulebook(seed_copy, "3.1", tmp_path, rendered=seed_copy_faces)
     assert expected in str(err.value)
 
 
-def test_another_game_reuses_the_common_rulebook(project_copy, tmp_path):
+def test_another_game_reuses_the_common_rulebook(seed_copy, tmp_path):
     """A game gets pages, fonts, contents, card list and notes by extending the base template."""
-    game_file = project_copy / "card_data" / "one-true-king" / "game.yml"
+    game_file = seed_copy / "card_data" / "one-true-king" / "game.yml"
     game_file.write_text(game_file.read_text().replace("rulebook: rulebook.html.j2", "rulebook: rules.html.j2"))
-    (project_copy / "templates" / "one-true-king" / "rules.html.j2").write_text(
+    (seed_copy / "templates" / "one-true-king" / "rules.html.j2").write_text(
         '{% extends "rulebook-base.html.j2" %}\n'
         '{% block rules %}<h2>Set-up</h2><p>Lay out {{ rule("grid")|length }} rows of cards; '
         '{{ rule("spare_cards") }} cards are spare.</p>\n'
         '<h2>Suits</h2><p>{% for s in symbols("suit") %}{{ s.icon() }} {{ s.name }} ×{{ s.count }}. {% endfor %}</p>'
         '{% endblock %}\n')
-    project = load_project(project_copy)
+    project = load_project(seed_copy)
     snapshot = resolve(project, load_game(project, "one-true-king"), None)
     rendered = draw_cards(project, snapshot, checks=False).faces()
     [output] = build_rulebooks(project, snapshot, rendered, {}, BuildOptions(papers=("letter",)), tmp_path,

@@ -18,10 +18,11 @@ import datetime
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import MINI, ROOT, copy_project
+from conftest import MINI, ROOT, copy_project, put_back, shared_project_copy
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from openpyxl import Workbook, load_workbook
@@ -49,6 +50,21 @@ def _show_cards(cli, project: Path, game: str, version: str) -> list[dict]:
 # --- round trip: every game reads back its own export ------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
+    return shared_project_copy(tmp_path_factory)
+
+
+@pytest.fixture
+def seed_copy(_seed_copy_sources) -> Iterator[Path]:
+    """A copy of the seed project's sources for the tables and versions a test writes, shared by
+    the module's tests and put back after each (`conftest.shared_project_copy`): each game's
+    templates are compiled once for it, not once a version."""
+    root, files = _seed_copy_sources
+    yield root
+    put_back(root, files)
+
+
 def _filled_cells(table: Path) -> set[tuple[str, str]]:
     """(card id, column) of every non-blank cell but the id, read with the csv module or openpyxl."""
     if table.suffix == ".csv":
@@ -68,7 +84,7 @@ def test_every_seed_game_and_version_is_covered():
 
 
 @pytest.mark.parametrize("game,version", GAME_VERSIONS)
-def test_export_then_read_back_gives_the_same_cards(cli, project_copy, game, version):
+def test_export_then_read_back_gives_the_same_cards(cli, seed_copy, game, version):
     """`show` of a version reading the exported table equals `show` of the version itself, and
     every non-blank cell of the table was read (its location is the card's source for that field).
 
@@ -80,36 +96,36 @@ def test_export_then_read_back_gives_the_same_cards(cli, project_copy, game, ver
     assert expected, f"{game} {version} has no cards"
     before = cli("validate", "--game", game, "--version", version, cwd=ROOT)  # the version itself
     for ext in ("xlsx", "csv"):
-        table = project_copy / "versions" / game / f"round-trip.{ext}"
-        result = cli("table", "export", "--game", game, "--version", version, "--to", str(table), cwd=project_copy)
+        table = seed_copy / "versions" / game / f"round-trip.{ext}"
+        result = cli("table", "export", "--game", game, "--version", version, "--to", str(table), cwd=seed_copy)
         assert result.code == 0, result.err
-        _table_version(project_copy, game, "99", table.name, version)
-        assert _show_cards(cli, project_copy, game, "99") == expected, ext
-        project = load_project(project_copy)
+        _table_version(seed_copy, game, "99", table.name, version)
+        assert _show_cards(cli, seed_copy, game, "99") == expected, ext
+        project = load_project(seed_copy)
         snapshot = resolve(project, load_game(project, game), "99")
         from_table = {(c.id, key) for c in snapshot.cards for key, loc in c.field_locs.items()
                       if loc.file == table}
         assert from_table == _filled_cells(table)
-        validate = cli("validate", "--game", game, "--version", "99", cwd=project_copy)
+        validate = cli("validate", "--game", game, "--version", "99", cwd=seed_copy)
         assert validate.code == before.code, validate.err
-        (project_copy / "versions" / game / "99.yml").unlink()
+        (seed_copy / "versions" / game / "99.yml").unlink()
 
 
-def test_map_and_list_items_take_the_declared_item_type(cli, project_copy):
+def test_map_and_list_items_take_the_declared_item_type(cli, seed_copy):
     """The King's Guild's `risorse: {type: map, of: int}`: `legno: 2` in a cell is the number 2;
     `legno: due` is one error naming the cell and the item."""
     game = "kings-guild"
-    table = project_copy / "versions" / game / "cards.csv"
-    assert cli("table", "export", "--game", game, "--version", "1", "--to", str(table), cwd=project_copy).code == 0
-    _table_version(project_copy, game, "2", "cards.csv", "1")
-    cards = {c["id"]: c for c in _show_cards(cli, project_copy, game, "2")}
+    table = seed_copy / "versions" / game / "cards.csv"
+    assert cli("table", "export", "--game", game, "--version", "1", "--to", str(table), cwd=seed_copy).code == 0
+    _table_version(seed_copy, game, "2", "cards.csv", "1")
+    cards = {c["id"]: c for c in _show_cards(cli, seed_copy, game, "2")}
     assert cards["m-ponte"]["fields"]["risorse"] == {"legno": 2, "pietra": 1}
     lines = table.read_text(encoding="utf-8").splitlines()
     row = next(i for i, line in enumerate(lines) if line.startswith("m-ponte,"))
     lines[row] = lines[row].replace("legno: 2", "legno: due")
     table.write_text("\n".join(lines) + "\n", encoding="utf-8")
     header = lines[0].split(",")
-    result = cli("validate", "--game", game, "--version", "2", cwd=project_copy)
+    result = cli("validate", "--game", game, "--version", "2", cwd=seed_copy)
     assert result.code == 2
     assert result.err.strip().splitlines() == [
         f"error: versions/kings-guild/cards.csv:{row + 1}:{header.index('risorse') + 1}: "

@@ -34,6 +34,8 @@ from .common import (
 @click.option("--fronts-only", is_flag=True, help="Sheets without back pages (no duplex printing).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI PNG of every card.")
 @click.option("--no-rulebook", is_flag=True, help="Skip the rulebook and the designer's notes.")
+@click.option("--notes-paper", type=click.Choice(["a4", "letter", "both"]), default=None,
+              help="Paper size of the designer's notes. Default: the rulebook's (--paper).")
 @click.option("--booklet", is_flag=True,
               help="Also write the rulebook as a booklet: A5 pages two up on A4 (half-Letter on Letter), "
                    f"in saddle-stitch order for duplex printing ({booklet_name('<paper>')}).")
@@ -60,17 +62,19 @@ from .common import (
 @click.option("--timings", is_flag=True, help="Print how long each stage took (also with --quiet).")
 @force_option
 @click.pass_context
-def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since, duplex_offset,
-            cuts, cutter, jobs, quiet, strict, timings, force):
+def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, notes_paper, booklet, out_dir, since,
+            duplex_offset, cuts, cutter, jobs, quiet, strict, timings, force):
     """Build card images, print sheets (A4 and Letter, bleed, crop marks, duplex backs) and the rulebook."""
     from .. import buildstamp
     from ..data.folders import DEFAULT_BUILD_DIR, cache_dir, source_paths
 
     _check_booklet(booklet, no_rulebook, since)
+    _check_notes_paper(notes_paper, no_rulebook, since)
     started = time.perf_counter()
     # what changes the files written (not --jobs, --quiet, --timings): the key of the build stamp
     written = {"game": game, "version": version, "lang": lang, "paper": paper, "fronts_only": fronts_only,
-               "no_png": no_png, "no_rulebook": no_rulebook, "booklet": booklet, "since": since,
+               "no_png": no_png, "no_rulebook": no_rulebook, "notes_paper": notes_paper, "booklet": booklet,
+               "since": since,
                "out": str(out_dir.resolve()) if out_dir else None, "duplex_offset": duplex_offset,
                "strict": strict, "cuts": cuts, "cutter": cutter}
     # Nothing is loaded before the stamp is looked at: where the project keeps its build folder
@@ -100,7 +104,8 @@ def command(ctx, game, version, lang, paper, fronts_only, no_png, no_rulebook, b
         return
     assert project is not None  # loaded above whenever no stamp answered
     report = _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir,
-                    since, duplex_offset, jobs, quiet, strict, timings, force, started, cuts=cuts, cutter=cutter)
+                    since, duplex_offset, jobs, quiet, strict, timings, force, started, cuts=cuts, cutter=cutter,
+                    notes_paper=notes_paper)
     report["replaced"] = []  # said once: a rebuild that finds nothing to do replaced nothing
     if digest is not None:
         buildstamp.remember(project.root, project.cache_dir, written, digest, Path(report["out_dir"]), report)
@@ -125,7 +130,8 @@ def _start_early(root: Path, written: dict, jobs: int | None, no_rulebook: bool)
 
 
 def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rulebook, booklet, out_dir, since,
-           duplex_offset, jobs, quiet, strict, timings, force, started, *, cuts: str, cutter: str | None) -> dict:
+           duplex_offset, jobs, quiet, strict, timings, force, started, *, cuts: str, cutter: str | None,
+           notes_paper: str | None) -> dict:
     """The build itself; returns its report (plain data, kept by the build stamp)."""
     from ..pipeline import build
     from ..render.workers import worker_count
@@ -146,6 +152,7 @@ def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rul
         changed_since=old,
         rulebook=not no_rulebook and old is None,
         notes=not no_rulebook and old is None,
+        notes_papers=None if notes_paper is None else PAPER_NAMES if notes_paper == "both" else (notes_paper,),
         booklet=booklet,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
         strict=strict,
@@ -246,6 +253,16 @@ def timing_lines(stages: list[Timing], elapsed: float, workers: int) -> list[str
     overlap = f", stages overlapping on {workers} worker processes" if workers > 1 else ""
     lines.append(f"  {'total':<{width}}  {elapsed:6.2f} s   wall clock{overlap}")
     return lines
+
+
+def _check_notes_paper(notes_paper: str | None, no_rulebook: bool, since: str | None) -> None:
+    """The notes come with the rulebook: a paper for them in a build that makes none is a
+    contradiction to point out, as with --booklet."""
+    if notes_paper is not None and no_rulebook:
+        raise InputError("--notes-paper: --no-rulebook leaves out the designer's notes too; drop one of them")
+    if notes_paper is not None and since is not None:
+        raise InputError(f"--notes-paper: an update pack (--only-changed-since {since}) prints only cards, "
+                         "no designer's notes; build the notes without --only-changed-since")
 
 
 def _check_booklet(booklet: bool, no_rulebook: bool, since: str | None) -> None:

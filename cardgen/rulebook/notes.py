@@ -75,20 +75,21 @@ def notes_document(project: Project, snapshot: Snapshot, findings: list[Finding]
 
 def build_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
                 options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest) -> list[Output]:
-    """One notes PDF per paper in `options.papers` (skipped when its inputs are unchanged), here.
+    """One notes PDF per paper of `options.notes_on` (skipped when its inputs are unchanged), here.
 
     The pipeline uses `start_notes` instead, to lay them out beside the cards and the rulebook.
     """
-    papers = options.papers if has_notes(project, snapshot) else ()
+    papers = options.notes_on if has_notes(project, snapshot) else ()
     return build_papers(project, snapshot, rendered, notes_document(project, snapshot, findings), papers, out_dir,
                         manifest, {}, jobs=1)
 
 
 def start_notes(project: Project, snapshot: Snapshot, rendered: RenderedSet, findings: list[Finding],
                 options: BuildOptions, out_dir: Path, manifest: cache_mod.Manifest, workers: Workers) -> PendingPdfs:
-    """Render the notes' HTML here and queue the stale papers' layout in `workers`; a project made
-    before the notes existed (no notes.html.j2 to lay out), or a game without a rulebook, has none."""
-    papers = options.papers if has_notes(project, snapshot) else ()
+    """Render the notes' HTML here for each paper of `options.notes_on` and queue the stale
+    papers' layout in `workers`; a project made before the notes existed (no notes.html.j2 to
+    lay out), or a game without a rulebook, has none."""
+    papers = options.notes_on if has_notes(project, snapshot) else ()
     return start_papers(project, snapshot, rendered, notes_document(project, snapshot, findings), papers, out_dir,
                         manifest, workers)
 
