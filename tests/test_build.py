@@ -20,7 +20,7 @@ from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
 from cardgen.imposition import PAPER_SIZES, SheetSpec, layout_for
 from cardgen.pipeline import build
-from cardgen.render.workers import Workers
+from cardgen.render.workers import RASTER_PRELOAD, Workers
 
 A4 = (595.28, 841.89)
 LETTER = (612.0, 792.0)
@@ -238,7 +238,8 @@ def test_rebuild_renders_only_what_changed(fresh_mini, tmp_path, monkeypatch):
     monkeypatch.setattr(Workers, "start", lambda self: started.append(self.preload) or start(self))
     _, first = _build(fresh_mini, tmp_path, version="2", papers=("a4",))
     assert first.rendered == first.faces == 6  # 4 cards and 2 backs
-    assert started == [("cardgen.render.svgconvert",)]  # no rulebook here: weasyprint is not imported
+    assert started == [RASTER_PRELOAD]  # no rulebook here: weasyprint is not imported
+    assert not [m for m in RASTER_PRELOAD if m.startswith("weasyprint") or m.startswith("cardgen.rulebook")]
     _, noop = _build(fresh_mini, tmp_path, version="2", papers=("a4",))
     assert noop.rendered == 0 and not any(o.rebuilt for o in noop.outputs)
     assert len(started) == 1
