@@ -150,10 +150,9 @@ def test_the_pdf_shows_the_set_up(seed_builds):
 
 
 def _plate(tag) -> tuple[float, float, float, float]:
-    """A count's plate (or, without one, its words' box) as the template draws it: left, top, right, bottom."""
-    w, h = tag.plate or ((1.0 if tag.infinity else 0.56 * len(tag.text)) * tag.size, tag.size)
-    top = tag.y - tag.size * 0.35 - h / 2
-    return tag.x - w / 2, top, tag.x + w / 2, top + h
+    """A count's plate as the template draws it (`Tag.plate_box`): left, top, right, bottom."""
+    left, top, w, h = tag.plate_box
+    return left, top, left + w, top + h
 
 
 def _box(pictures) -> tuple[float, float, float, float]:
@@ -178,8 +177,8 @@ def test_counts_on_a_board_stay_on_it_and_off_the_other_places():
     counted = [(p, t) for p in on_board for t in p.tags]
     assert {p.id for p, _ in counted} >= {"missioni", "stanze", "tesori-rossi", "riserva", "banca"}
     for place, tag in counted:
-        plate = _plate(tag)
         assert tag.plate, (place.id, tag.text)
+        plate = _plate(tag)
         inside = _box(board.pictures)
         assert inside[0] <= plate[0] and plate[2] <= inside[2] and inside[1] <= plate[1] and plate[3] <= inside[3], \
             (place.id, tag.text, plate)

@@ -144,7 +144,7 @@ def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rul
         old = resolve(project, snapshot.game, since)
     loaded = time.perf_counter()
     options = BuildOptions(
-        papers=PAPER_NAMES if paper == "both" else (paper,),
+        papers=_papers(paper),
         duplex=not fronts_only,
         png=not no_png,
         out_dir=out_dir,
@@ -152,7 +152,7 @@ def _build(ctx, project, game, version, lang, paper, fronts_only, no_png, no_rul
         changed_since=old,
         rulebook=not no_rulebook and old is None,
         notes=not no_rulebook and old is None,
-        notes_papers=None if notes_paper is None else PAPER_NAMES if notes_paper == "both" else (notes_paper,),
+        notes_papers=None if notes_paper is None else _papers(notes_paper),
         booklet=booklet,
         back_offset_mm=duplex_offset if duplex_offset is not None else project.config.printer.duplex_offset_mm,
         strict=strict,
@@ -253,6 +253,11 @@ def timing_lines(stages: list[Timing], elapsed: float, workers: int) -> list[str
     overlap = f", stages overlapping on {workers} worker processes" if workers > 1 else ""
     lines.append(f"  {'total':<{width}}  {elapsed:6.2f} s   wall clock{overlap}")
     return lines
+
+
+def _papers(choice: str) -> tuple[str, ...]:
+    """The papers a --paper or --notes-paper choice names ("both": every paper)."""
+    return PAPER_NAMES if choice == "both" else (choice,)
 
 
 def _check_notes_paper(notes_paper: str | None, no_rulebook: bool, since: str | None) -> None:

@@ -85,6 +85,15 @@ class Tag:
     # pile itself, over the board's printed art, where a word below it would run into the next place
     plate: tuple[float, float] | None = None
 
+    @property
+    def plate_box(self) -> tuple[float, float, float, float] | None:
+        """The plate's left, top, width and height: centred on the words (their middle lies
+        0.35 of their size above the baseline `y`)."""
+        if self.plate is None:
+            return None
+        w, h = self.plate
+        return self.x - w / 2, self.y - self.size * 0.35 - h / 2, w, h
+
 
 @dataclass
 class PlaceDrawing:
