@@ -199,13 +199,13 @@ SOURCE_SPELLINGS = [
 
 
 @pytest.mark.parametrize("target", SOURCE_SPELLINGS)
-def test_diff_out_never_writes_a_source(cli, project_copy, target):
-    (project_copy / "link-to-game.md").symlink_to(project_copy / GAME)
-    before = snapshot_of(project_copy)
-    result = cli("diff", "3", "3.1", "--out", target.format(root=project_copy), cwd=project_copy)
+def test_diff_out_never_writes_a_source(cli, seed_copy, target):
+    (seed_copy / "link-to-game.md").symlink_to(seed_copy / GAME)
+    before = snapshot_of(seed_copy)
+    result = cli("diff", "3", "3.1", "--out", target.format(root=seed_copy), cwd=seed_copy)
     text = one_line(result, 2)
     assert "refusing to write" in text and "holds your sources" in text
-    assert snapshot_of(project_copy) == before
+    assert snapshot_of(seed_copy) == before
 
 
 def test_diff_out_writes_new_and_own_files_only(cli, mini):
@@ -293,40 +293,40 @@ ART_SPELLINGS = ["../../../../etc/hostname", "/etc/hostname", "kings-blade/../..
 
 
 @pytest.mark.parametrize("art", ART_SPELLINGS)
-def test_art_paths_stay_inside_icons(cli, project_copy, art):
-    (project_copy / "icons" / "kings-blade" / "outside.svg").symlink_to("/etc/hostname")
-    art_line = line_of(project_copy, V1, "art: kings-blade/art-sword")
-    edit(project_copy, V1, "art: kings-blade/art-sword", f"art: {json.dumps(art)}")
-    code, findings = findings_of(cli, project_copy)
+def test_art_paths_stay_inside_icons(cli, seed_copy, art):
+    (seed_copy / "icons" / "kings-blade" / "outside.svg").symlink_to("/etc/hostname")
+    art_line = line_of(seed_copy, V1, "art: kings-blade/art-sword")
+    edit(seed_copy, V1, "art: kings-blade/art-sword", f"art: {json.dumps(art)}")
+    code, findings = findings_of(cli, seed_copy)
     assert code == 1
     bad = [f for f in findings if f["severity"] == "error"]
     assert len(bad) == 1 and bad[0]["code"] == "outside-project", bad
     assert bad[0]["card"] == "arming-sword" and bad[0]["file"].endswith("1.yml") and bad[0]["line"] == art_line
-    build = cli("build", "-v", "1", "--out", "out", cwd=project_copy)
+    build = cli("build", "-v", "1", "--out", "out", cwd=seed_copy)
     assert "outside-project" in one_line(build, 1)
-    assert not (project_copy / "out").exists()
+    assert not (seed_copy / "out").exists()
 
 
-def test_symlinked_icon_leading_outside_is_refused_and_never_pasted(cli, project_copy, tmp_path):
+def test_symlinked_icon_leading_outside_is_refused_and_never_pasted(cli, seed_copy, tmp_path):
     secret = tmp_path / "secret.svg"
     secret.write_text('<svg xmlns="http://www.w3.org/2000/svg"><text>SECRET-CONTENT</text></svg>')
-    icon = project_copy / "icons" / "kings-blade" / "art-sword.svg"
+    icon = seed_copy / "icons" / "kings-blade" / "art-sword.svg"
     icon.unlink()
     icon.symlink_to(secret)
-    code, findings = findings_of(cli, project_copy)
+    code, findings = findings_of(cli, seed_copy)
     assert code == 1
     assert [f["code"] for f in findings if f["severity"] == "error"] == ["outside-project"]
-    result = cli("build", "-v", "1", "--out", str(tmp_path / "out"), cwd=project_copy)
+    result = cli("build", "-v", "1", "--out", str(tmp_path / "out"), cwd=seed_copy)
     one_line(result, 1)
     leaked = [p for p in tmp_path.rglob("*.svg") if not p.is_symlink() and p != secret and "SECRET-CONTENT" in p.read_text()]
     assert leaked == []
 
 
 @pytest.mark.parametrize("name", ["../../../etc/hostname", "/etc/hostname", "kings-blade/../../cardgen"])
-def test_icon_in_a_sentence_stays_inside(cli, project_copy, name):
-    edit(project_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}',
+def test_icon_in_a_sentence_stays_inside(cli, seed_copy, name):
+    edit(seed_copy, GAME, 'text: {count: amount, one: "+{{ amount }} sword point", other: "+{{ amount }} sword points"}',
          f"text: \"+{{{{ amount }}}} {{{{ icon('{name}') }}}} sword\"")
-    code, findings = findings_of(cli, project_copy)
+    code, findings = findings_of(cli, seed_copy)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert errors and {f["code"] for f in errors} == {"outside-project"}
@@ -377,17 +377,17 @@ def test_card_templates_run_in_the_sandbox(cli, mini, payload):
     assert re.search(rf"template card\.svg\.j2:{line} failed for card '[a-z-]+'", errors[0]["message"]), errors[0]
 
 
-def test_rulebook_template_runs_in_the_sandbox(project_copy):
+def test_rulebook_template_runs_in_the_sandbox(seed_copy):
     from cardgen.buildtypes import PAPER_SIZES
     from cardgen.cardstage import draw_cards
     from cardgen.data.project import load_project
     from cardgen.data.versions import load_game, resolve
     from cardgen.rulebook import rulebook_html
 
-    edit(project_copy, "templates/kings-blade/rulebook.html.j2", "{% block cover %}",
+    edit(seed_copy, "templates/kings-blade/rulebook.html.j2", "{% block cover %}",
          "{% block cover %}{{ ''.__class__.__mro__ }}")
-    line = line_of(project_copy, "templates/kings-blade/rulebook.html.j2", "__mro__")
-    project = load_project(project_copy)
+    line = line_of(seed_copy, "templates/kings-blade/rulebook.html.j2", "__mro__")
+    project = load_project(seed_copy)
     snapshot = resolve(project, load_game(project, None), "1")
     with pytest.raises(BuildError) as info:
         rulebook_html(project, snapshot, draw_cards(project, snapshot, checks=False).faces(), "rulebook.html.j2",
@@ -415,14 +415,14 @@ def test_template_symlink_leading_outside_is_refused(cli, mini, tmp_path, how):
 
 
 @pytest.mark.parametrize("plugin", ["../../evil.py", "/tmp/evil-cardgen-plugin.py", "linked.py", "../kings-blade/../../evil.py"])
-def test_plugin_only_from_the_game_folder(cli, project_copy, plugin):
-    marker = project_copy / "PLUGIN-RAN"
+def test_plugin_only_from_the_game_folder(cli, seed_copy, plugin):
+    marker = seed_copy / "PLUGIN-RAN"
     code = f"open({str(marker)!r}, 'w').write('ran')\ndef check(snapshot, report):\n    pass\n"
-    for path in (project_copy / "evil.py", Path("/tmp/evil-cardgen-plugin.py")):
+    for path in (seed_copy / "evil.py", Path("/tmp/evil-cardgen-plugin.py")):
         path.write_text(code)
-    (project_copy / "card_data" / "kings-blade" / "linked.py").symlink_to(project_copy / "evil.py")
-    edit(project_copy, GAME, "plugin: plugin.py", f"plugin: {plugin}")
-    status, findings = findings_of(cli, project_copy)
+    (seed_copy / "card_data" / "kings-blade" / "linked.py").symlink_to(seed_copy / "evil.py")
+    edit(seed_copy, GAME, "plugin: plugin.py", f"plugin: {plugin}")
+    status, findings = findings_of(cli, seed_copy)
     assert status == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert [f["code"] for f in errors] == ["plugin"] and errors[0]["file"].endswith("game.yml")
@@ -438,15 +438,15 @@ def test_plugin_only_from_the_game_folder(cli, project_copy, plugin):
     (b'<html><body/></html>', "is not SVG (its root element is <html>"),
     (b'<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/hostname"/></svg>', "must be self-contained"),
 ])
-def test_icons_must_really_be_svg(cli, project_copy, content, expected):
-    (project_copy / "icons" / "kings-blade" / "art-sword.svg").write_bytes(content)
-    code, findings = findings_of(cli, project_copy)
+def test_icons_must_really_be_svg(cli, seed_copy, content, expected):
+    (seed_copy / "icons" / "kings-blade" / "art-sword.svg").write_bytes(content)
+    code, findings = findings_of(cli, seed_copy)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert len(errors) == 1 and errors[0]["code"] == "bad-icon", errors
     assert expected in errors[0]["message"]
     assert "art-sword.svg" in (errors[0]["message"] + (errors[0]["file"] or ""))
-    build = cli("build", "-v", "1", "--out", "out", cwd=project_copy)
+    build = cli("build", "-v", "1", "--out", "out", cwd=seed_copy)
     assert expected in one_line(build, 1)
 
 
@@ -492,24 +492,24 @@ def test_bad_effect_sentence_is_one_line(cli, mini, sentence, expected, command)
 
 
 @pytest.mark.parametrize("depth,opener", [(100, "["), (5000, "["), (3000, "{a: "), (300, "- ")])
-def test_deep_yaml_is_one_line(cli, project_copy, depth, opener):
+def test_deep_yaml_is_one_line(cli, seed_copy, depth, opener):
     if opener == "- ":  # block lists: `- - - x`
         body = "\n    " + "- " * depth + "x"
     else:
         closer = "]" if opener == "[" else "}"
         body = opener * depth + closer * depth
-    (project_copy / V3).write_text("extends: \"2\"\nnotes:\n  changes: " + body + "\n")
-    result = cli("validate", "-v", "3", cwd=project_copy)
+    (seed_copy / V3).write_text("extends: \"2\"\nnotes:\n  changes: " + body + "\n")
+    result = cli("validate", "-v", "3", cwd=seed_copy)
     text = one_line(result, 2)
     # The promise: one line, exit 2, the file and the place named. Which reader stops first (cardgen's
     # own nesting limit or libyaml's, PyYAML >= 6.0.4) and its wording are not the promise.
     assert re.match(r"error: versions/kings-blade/3\.yml:\d+:\d+: \S", text), text
 
 
-def test_missing_glyph_names_card_and_line(cli, project_copy):
-    line = line_of(project_copy, V1, "name: Arming Sword")
-    edit(project_copy, V1, "name: Arming Sword", "name: Arming Sword \u4e2d")
-    code, findings = findings_of(cli, project_copy)
+def test_missing_glyph_names_card_and_line(cli, seed_copy):
+    line = line_of(seed_copy, V1, "name: Arming Sword")
+    edit(seed_copy, V1, "name: Arming Sword", "name: Arming Sword \u4e2d")
+    code, findings = findings_of(cli, seed_copy)
     errors = [f for f in findings if f["severity"] == "error"]
     assert code == 1 and len(errors) == 1, errors
     f = errors[0]
@@ -518,13 +518,13 @@ def test_missing_glyph_names_card_and_line(cli, project_copy):
 
 
 
-def test_missing_glyph_in_an_effect_quotes_that_effect_not_the_whole_box(cli, project_copy):
+def test_missing_glyph_in_an_effect_quotes_that_effect_not_the_whole_box(cli, seed_copy):
     """A box of effect rows (the Whetstone: a point row and the restock sentence) quotes the row
     holding the character, as a designer would search for it, not the rows run together."""
     sentence = "Once per turn you may restock the market before your action"
-    line = line_of(project_copy, GAME, sentence)
-    edit(project_copy, GAME, sentence, "Once per turn you may restock the market \u4e2d")
-    code, findings = findings_of(cli, project_copy)
+    line = line_of(seed_copy, GAME, sentence)
+    edit(seed_copy, GAME, sentence, "Once per turn you may restock the market \u4e2d")
+    code, findings = findings_of(cli, seed_copy)
     errors = [f for f in findings if f["severity"] == "error"]
     assert code == 1 and errors, errors
     f = errors[0]
@@ -644,7 +644,7 @@ def test_ctrl_c_in_workers_prints_no_tracebacks(tmp_path):
 # --- every command that writes goes through the output guard ---------------------------------
 
 
-def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_path):
+def test_single_file_outputs_leave_nothing_beside_them(cli, seed_copy, tmp_path):
     """diff --out, simulate --report and table export --to write one file into a folder of the
     user's: no lock or manifest is left there; what cardgen wrote is recorded under build/."""
     from cardgen.files import FILES_RECORD
@@ -657,16 +657,16 @@ def test_single_file_outputs_leave_nothing_beside_them(cli, project_copy, tmp_pa
             ("table", "export", "--version", "3.1", "--to", str(desk / "cards.csv"))]
     for _ in range(2):  # the second time each replaces its own file, without --force
         for args in runs:
-            result = cli(*args, cwd=project_copy)
+            result = cli(*args, cwd=seed_copy)
             assert result.code == 0, (args, result.err)
     assert sorted(p.name for p in desk.iterdir()) == ["cards.csv", "notes.md", "report.html", "todo.txt"]
     assert (desk / "notes.md").read_text().startswith("#") and (desk / "cards.csv").read_text().startswith("id,")
-    record = json.loads((project_copy / "build" / FILES_RECORD).read_text())["files"]
+    record = json.loads((seed_copy / "build" / FILES_RECORD).read_text())["files"]
     assert sorted(Path(k).name for k in record) == ["cards.csv", "notes.md", "report.html"]
     assert all(re.fullmatch(r"[0-9a-f]{64}", v) for v in record.values())
     (desk / "notes.md").write_text("edited by the user since")  # no longer what cardgen wrote
     for args in (runs[0], ("diff", "3", "3.1", "--out", str(desk / "todo.txt"))):
-        text = one_line(cli(*args, cwd=project_copy), 2)
+        text = one_line(cli(*args, cwd=seed_copy), 2)
         assert "exists and was not written by cardgen" in text, text
     assert (desk / "notes.md").read_text() == "edited by the user since"
     assert (desk / "todo.txt").read_text() == "the user's own list"
@@ -683,29 +683,29 @@ def test_calibrate_and_print_never_write_into_sources(cli, mini, out):
     assert snapshot_of(mini) == before
 
 
-def test_calibrate_keeps_a_users_sheet_and_records_its_own(cli, project_copy, tmp_path):
+def test_calibrate_keeps_a_users_sheet_and_records_its_own(cli, seed_copy, tmp_path):
     out = tmp_path / "cal"
     out.mkdir()
     (out / "calibration-a4.pdf").write_bytes(b"%PDF my own sheet")
-    text = one_line(cli("calibrate", "--paper", "a4", "--out", str(out), cwd=project_copy), 1)
+    text = one_line(cli("calibrate", "--paper", "a4", "--out", str(out), cwd=seed_copy), 1)
     assert "calibration-a4.pdf exists and was not written by cardgen" in text, text
     assert (out / "calibration-a4.pdf").read_bytes() == b"%PDF my own sheet"
-    assert cli("calibrate", "--paper", "letter", "--out", str(out), cwd=project_copy).code == 0
-    assert cli("calibrate", "--paper", "letter", "--out", str(out), cwd=project_copy).code == 0  # its own again
+    assert cli("calibrate", "--paper", "letter", "--out", str(out), cwd=seed_copy).code == 0
+    assert cli("calibrate", "--paper", "letter", "--out", str(out), cwd=seed_copy).code == 0  # its own again
     assert list(json.loads((out / MANIFEST).read_text())["files"]) == ["calibration-letter.pdf"]
 
 
-def test_i18n_writes_catalogs_only_inside_the_game(cli, project_copy, tmp_path):
+def test_i18n_writes_catalogs_only_inside_the_game(cli, seed_copy, tmp_path):
     """A `locale` (or language) folder linked elsewhere is refused before anything is written."""
     import shutil
 
-    locale = project_copy / "card_data" / "kings-blade" / "locale"
+    locale = seed_copy / "card_data" / "kings-blade" / "locale"
     elsewhere = tmp_path / "elsewhere"
     shutil.move(str(locale), str(elsewhere))
     locale.symlink_to(elsewhere)
     before = {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()}
     for args in (("i18n", "extract"), ("i18n", "update", "--lang", "nl")):
-        text = one_line(cli(*args, cwd=project_copy), 2)
+        text = one_line(cli(*args, cwd=seed_copy), 2)
         assert "leads outside" in text and "card_data/kings-blade/" in text, text
     assert {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()} == before
     locale.unlink()
@@ -714,25 +714,25 @@ def test_i18n_writes_catalogs_only_inside_the_game(cli, project_copy, tmp_path):
     away.mkdir()
     (locale / "de").symlink_to(away)  # one language linked out
     pots = {p: p.read_bytes() for p in locale.glob("*.pot")}
-    text = one_line(cli("i18n", "update", "--lang", "de", cwd=project_copy), 2)
+    text = one_line(cli("i18n", "update", "--lang", "de", cwd=seed_copy), 2)
     assert "leads outside" in text, text
     assert list(away.iterdir()) == [] and {p: p.read_bytes() for p in locale.glob("*.pot")} == pots
-    assert cli("i18n", "update", "--lang", "nl", cwd=project_copy).code == 0
+    assert cli("i18n", "update", "--lang", "nl", cwd=seed_copy).code == 0
 
 
 
-def test_schema_write_replaces_only_its_own_schema_and_never_leaves_the_project(cli, project_copy, tmp_path):
+def test_schema_write_replaces_only_its_own_schema_and_never_leaves_the_project(cli, seed_copy, tmp_path):
     """`schema --write` regenerates schema/: a file cardgen did not write, a link leading out of
     the project (the folder or one file) are refused with one line, and nothing is written."""
     import shutil
 
-    schema = project_copy / "schema"
+    schema = seed_copy / "schema"
     live = json.loads(cli("schema").out)
-    assert cli("schema", "--write", cwd=project_copy).code == 0  # cardgen's own files: replaced
+    assert cli("schema", "--write", cwd=seed_copy).code == 0  # cardgen's own files: replaced
     assert json.loads((schema / "game.schema.json").read_text()) == live["game"]
 
     (schema / "version.schema.json").write_text('{"mine": true}\n')
-    text = one_line(cli("schema", "--write", cwd=project_copy), 2)
+    text = one_line(cli("schema", "--write", cwd=seed_copy), 2)
     assert "version.schema.json exists and is not a schema cardgen wrote" in text, text
     assert (schema / "version.schema.json").read_text() == '{"mine": true}\n'
 
@@ -740,7 +740,7 @@ def test_schema_write_replaces_only_its_own_schema_and_never_leaves_the_project(
     elsewhere.mkdir()
     shutil.rmtree(schema)
     schema.symlink_to(elsewhere)
-    text = one_line(cli("schema", "--write", cwd=project_copy), 2)
+    text = one_line(cli("schema", "--write", cwd=seed_copy), 2)
     assert "schema leads outside the project" in text and str(elsewhere) in text, text
     assert list(elsewhere.iterdir()) == []
 
@@ -749,7 +749,7 @@ def test_schema_write_replaces_only_its_own_schema_and_never_leaves_the_project(
     victim = tmp_path / "victim.json"
     victim.write_text(json.dumps(live["game"]))  # even a schema-shaped file outside is not written
     (schema / "game.schema.json").symlink_to(victim)
-    text = one_line(cli("schema", "--write", cwd=project_copy), 2)
+    text = one_line(cli("schema", "--write", cwd=seed_copy), 2)
     assert "game.schema.json leads outside the project" in text, text
     assert victim.read_text() == json.dumps(live["game"]) and not (schema / "version.schema.json").exists()
 

@@ -18,11 +18,10 @@ import datetime
 import io
 import json
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import MINI, ROOT, copy_project, put_back, shared_project_copy
+from conftest import MINI, ROOT, copy_project
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from openpyxl import Workbook, load_workbook
@@ -48,21 +47,6 @@ def _show_cards(cli, project: Path, game: str, version: str) -> list[dict]:
 
 
 # --- round trip: every game reads back its own export ------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
-    return shared_project_copy(tmp_path_factory)
-
-
-@pytest.fixture
-def seed_copy(_seed_copy_sources) -> Iterator[Path]:
-    """A copy of the seed project's sources for the tables and versions a test writes, shared by
-    the module's tests and put back after each (`conftest.shared_project_copy`): each game's
-    templates are compiled once for it, not once a version."""
-    root, files = _seed_copy_sources
-    yield root
-    put_back(root, files)
 
 
 def _filled_cells(table: Path) -> set[tuple[str, str]]:
