@@ -55,52 +55,52 @@ def _build_lines(cli, project: Path, out: Path) -> tuple[int, list[str]]:
                          or ": error: " in line]
 
 
-def test_overflow_and_preflight_warnings_are_the_same_in_validate_build_and_serve(cli, project_copy, tmp_path):
-    _edit(project_copy, V1, "name: Katana Hilt", f"name: {LONG}")
-    code, validated = _validate_lines(cli, project_copy)
+def test_overflow_and_preflight_warnings_are_the_same_in_validate_build_and_serve(cli, seed_copy, tmp_path):
+    _edit(seed_copy, V1, "name: Katana Hilt", f"name: {LONG}")
+    code, validated = _validate_lines(cli, seed_copy)
     assert code == 0
     assert any("text-overflow" in line and "card katana-hilt" in line for line in validated), validated
     assert all(": warning: " in line for line in validated)
 
-    state = Preview(project_copy, "kings-blade", "3.1").refresh()
+    state = Preview(seed_copy, "kings-blade", "3.1").refresh()
     assert state.error is None
     assert state.findings == validated
 
-    code, built = _build_lines(cli, project_copy, tmp_path / "out")
+    code, built = _build_lines(cli, seed_copy, tmp_path / "out")
     assert code == 0
     assert built == validated
 
     # the preview's cache keeps each face's findings: nothing changed, nothing drawn, same findings
-    preview = Preview(project_copy, "kings-blade", "3.1")
+    preview = Preview(seed_copy, "kings-blade", "3.1")
     first = preview.refresh()
     again = preview.refresh()
     assert first.rendered == len(first.cards) and again.rendered == 0
     assert again.findings == validated
     # another card edited: that one card is drawn again, the katana's warning stays listed
-    _edit(project_copy, V1, "name: Arming Sword", "name: Broad Sword")
+    _edit(seed_copy, V1, "name: Arming Sword", "name: Broad Sword")
     edited = preview.refresh()
     assert edited.rendered == 1
     assert edited.findings == validated
 
 
-def test_render_errors_are_the_same_in_validate_build_and_serve(cli, project_copy, tmp_path):
+def test_render_errors_are_the_same_in_validate_build_and_serve(cli, seed_copy, tmp_path):
     # a template reading a field its cards lack, and a template drawing an icon that is missing
-    _edit(project_copy, "templates/kings-blade/metal.svg.j2", "{% set m = symbol(card.fields.metal) %}",
+    _edit(seed_copy, "templates/kings-blade/metal.svg.j2", "{% set m = symbol(card.fields.metal) %}",
           "{% set m = symbol(card.fields.metal) %}{{ card.fields.lustre.shade }}")
-    _edit(project_copy, "templates/kings-blade/forge-token.svg.j2", '{{ icon(card.art,',
+    _edit(seed_copy, "templates/kings-blade/forge-token.svg.j2", '{{ icon(card.art,',
           '{{ icon("kings-blade/no-such-icon", 1, 1, 2) }}{{ icon(card.art,')
-    code, validated = _validate_lines(cli, project_copy)
+    code, validated = _validate_lines(cli, seed_copy)
     assert code == 1
     errors = [line for line in validated if ": error: " in line]
     assert len(errors) == 2, validated
     assert any("metal.svg.j2" in line and "lustre" in line and "more card" in line for line in errors), errors
     assert any("no-such-icon" in line and "[card forge-token]" in line for line in errors), errors
 
-    state = Preview(project_copy, "kings-blade", "3.1").refresh()
+    state = Preview(seed_copy, "kings-blade", "3.1").refresh()
     assert state.findings == validated
     assert state.error == "\n".join(errors)
 
-    code, built = _build_lines(cli, project_copy, tmp_path / "out")
+    code, built = _build_lines(cli, seed_copy, tmp_path / "out")
     assert code == 1
     assert built == errors  # a build that stops says its errors
     assert not (tmp_path / "out").exists()

@@ -149,9 +149,9 @@ def test_the_names_and_places():
 
 
 @pytest.fixture
-def small(cli, project_copy) -> Path:
-    assert cli("new", "dragon-race", cwd=project_copy).code == 0
-    return project_copy
+def small(cli, seed_copy) -> Path:
+    assert cli("new", "dragon-race", cwd=seed_copy).code == 0
+    return seed_copy
 
 
 def bookkeeping(folder: Path) -> list[str]:
@@ -320,13 +320,13 @@ def test_the_inputs_record_works_outside_an_open_folder(tmp_path):
     assert files.is_bookkeeping(MANIFEST) and files.is_bookkeeping(OLD_MANIFEST) and not files.is_bookkeeping("x.pdf")
 
 
-def test_the_locks_in_build_are_gone_when_the_command_ends(project_copy, tmp_path):
+def test_the_locks_in_build_are_gone_when_the_command_ends(seed_copy, tmp_path):
     """A single file's record and the catalogs' lock live in build/: the record stays, the locks go."""
     from cardgen import atomic
     from cardgen.data.project import load_project
     from cardgen.outputs import open_data_folder, open_output_file
 
-    project = load_project(project_copy)
+    project = load_project(seed_copy)
     with open_output_file(project, tmp_path / "notes.md", "diff") as target:
         assert (project.build_dir / files.FILES_LOCK).is_file()  # held while it writes
         atomic.write_text(target, "the diff")

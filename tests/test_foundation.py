@@ -19,7 +19,7 @@ def seed_versions_checked_once():
     names v1 and V3, are about 10 validates of 4 versions. Each test still runs the command on its
     version (the name resolved, the report written, the exit code); the card stage's result
     (`draw_cards`) and the findings (`build_findings`) of a version already checked are reused.
-    A copy of the project (`project_copy`, edited by a test) is checked afresh every time."""
+    A copy of the project (`seed_copy`, edited by a test) is checked afresh every time."""
     drawn: dict[tuple[str, str, str], object] = {}
     found: dict[tuple[str, str, str], list] = {}
     draw, findings = validate_command.draw_cards, rulebook_check.build_findings
@@ -118,31 +118,31 @@ def test_market_and_blades_suffice_for_four_players(cli):
     assert data["decks"]["tokens"]["cards"] == 4
 
 
-def test_changed_metal_count_is_an_error_naming_file_and_card(cli, project_copy):
-    path = project_copy / "versions/kings-blade/2.yml"
+def test_changed_metal_count_is_an_error_naming_file_and_card(cli, seed_copy):
+    path = seed_copy / "versions/kings-blade/2.yml"
     path.write_text(path.read_text().replace("{id: steel, count: 20}", "{id: steel, count: 21}"))
-    result = cli("validate", "--version", "3.1", cwd=project_copy)
+    result = cli("validate", "--version", "3.1", cwd=seed_copy)
     assert result.code == 1
     assert re.search(r"versions/kings-blade/2\.yml:\d+:\d+: error: Steel: 21 cards, expected 20", result.out)
     assert "[card steel]" in result.out
     assert "deck 'mine' should hold 60 cards but holds 61" in result.out
 
 
-def test_effect_on_undefined_metal_is_an_error_naming_file_and_card(cli, project_copy):
-    path = project_copy / "versions/kings-blade/3.yml"
+def test_effect_on_undefined_metal_is_an_error_naming_file_and_card(cli, seed_copy):
+    path = seed_copy / "versions/kings-blade/3.yml"
     text = path.read_text().replace("{when: elvish, do: points, amount: 2}", "{when: mithril, do: points, amount: 2}", 1)
     path.write_text(text)
-    result = cli("validate", "-v", "3.1", cwd=project_copy)
+    result = cli("validate", "-v", "3.1", cwd=seed_copy)
     assert result.code == 1
     line = next(ln for ln in result.out.splitlines() if "mithril" in ln)
     assert re.match(r"versions/kings-blade/3\.yml:\d+:\d+: error: effect 'points' is tied to 'mithril'", line)
     assert "[card katana-hilt]" in line
 
 
-def test_grey_metal_effect_from_v2_on_is_an_error(cli, project_copy):
-    path = project_copy / "versions/kings-blade/3.yml"
+def test_grey_metal_effect_from_v2_on_is_an_error(cli, seed_copy):
+    path = seed_copy / "versions/kings-blade/3.yml"
     path.write_text(path.read_text().replace("{when: orcish, do: extra_pour, amount: 1}", "{when: steel, do: extra_pour, amount: 1}"))
-    result = cli("validate", "-v", "3", cwd=project_copy)
+    result = cli("validate", "-v", "3", cwd=seed_copy)
     assert result.code == 1
     assert "tied to Steel, which has no effects in version 3" in result.out
 

@@ -100,10 +100,10 @@ def test_a_player_count_the_game_does_not_allow_is_one_line(cli):
     assert err.value.loc is not None and err.value.loc.line == line_of(ROOT / KB_GAME, "players: {min: 2, max: 4}")
 
 
-def test_a_game_without_a_setup_gets_one_from_its_data(cli, project_copy):
+def test_a_game_without_a_setup_gets_one_from_its_data(cli, seed_copy):
     """`cardgen new`'s game declares no set-up: its decks are shuffled face down, each per_player type dealt."""
-    assert cli("new", "Dragon Race", cwd=project_copy).code == 0
-    s = snapshot(project_copy, "dragon-race")
+    assert cli("new", "Dragon Race", cwd=seed_copy).code == 0
+    s = snapshot(seed_copy, "dragon-race")
     made = default_setup(s)
     assert made.shared and all(p.kind in {"deck", "board", "supply", "box"} for p in made.shared)
     table = deal(s, s.game.file.players.min)
@@ -122,46 +122,46 @@ def test_the_seed_games_set_ups_validate(cli):
         assert [f for f in report["findings"] if f["code"] == "setup"] == [], (game, version)  # no warning either
 
 
-def test_two_places_printing_the_same_name_are_a_warning_at_the_second(cli, project_copy):
+def test_two_places_printing_the_same_name_are_a_warning_at_the_second(cli, seed_copy):
     """The market's drawing pile and its face-up row both named "Market": a player could not tell
     them apart in the rulebook's figure or on the virtual table."""
-    edit(project_copy, KB_GAME, "      label: Market drawing pile\n", "      label: Market\n")
-    code, report = validate_json(cli, project_copy, "--version", "3.1")
+    edit(seed_copy, KB_GAME, "      label: Market drawing pile\n", "      label: Market\n")
+    code, report = validate_json(cli, seed_copy, "--version", "3.1")
     assert code == 0
     [warning] = [f for f in report["findings"] if f["code"] == "setup"]
     assert warning["severity"] == "warning"
-    assert warning["file"] == KB_GAME and warning["line"] == line_of(project_copy / KB_GAME, "- id: market-row")
+    assert warning["file"] == KB_GAME and warning["line"] == line_of(seed_copy / KB_GAME, "- id: market-row")
     assert "places 'market' and 'market-row' both print the name 'Market'" in warning["message"]
 
 
-def test_too_few_metals_for_four_players_is_found_at_its_place(cli, project_copy):
-    edit(project_copy, KB_GAME, "      count: starting_hand\n", "      count: 16\n")
-    code, report = validate_json(cli, project_copy, "--version", "3.1")
+def test_too_few_metals_for_four_players_is_found_at_its_place(cli, seed_copy):
+    edit(seed_copy, KB_GAME, "      count: starting_hand\n", "      count: 16\n")
+    code, report = validate_json(cli, seed_copy, "--version", "3.1")
     assert code == 1
     [error] = setup_errors(report)
-    assert error["file"] == KB_GAME and error["line"] == line_of(project_copy / KB_GAME, "- id: storage")
+    assert error["file"] == KB_GAME and error["line"] == line_of(seed_copy / KB_GAME, "- id: storage")
     assert "needs 16 from 'mine' at 4 players, but only 12 are left there" in error["message"]
 
 
-def test_a_component_without_a_place_is_found(cli, project_copy):
-    edit(project_copy, KB_GAME, "      types: [hilt, upgrade]\n", "      types: [hilt]\n")
-    code, report = validate_json(cli, project_copy, "--version", "3.1")
+def test_a_component_without_a_place_is_found(cli, seed_copy):
+    edit(seed_copy, KB_GAME, "      types: [hilt, upgrade]\n", "      types: [hilt]\n")
+    code, report = validate_json(cli, seed_copy, "--version", "3.1")
     errors = setup_errors(report)
     assert code == 1 and errors
     assert all("has no place in the set-up" in e["message"] for e in errors)
-    s = snapshot(project_copy, "kings-blade", "3.1")
+    s = snapshot(seed_copy, "kings-blade", "3.1")
     assert sorted(e["card"] for e in errors) == sorted(c.id for c in s.cards_of_type("upgrade"))
     assert errors[0]["file"] == KB_GAME
 
 
-def test_a_place_whose_components_lie_in_an_earlier_place_is_found(cli, project_copy):
+def test_a_place_whose_components_lie_in_an_earlier_place_is_found(cli, seed_copy):
     """A component lies in the first place that selects it; a later place left with nothing is a mistake."""
-    edit(project_copy, KB_GAME, "      deck: blades\n", "      types: [hilt]\n")
-    code, report = validate_json(cli, project_copy, "--version", "3.1")
+    edit(seed_copy, KB_GAME, "      deck: blades\n", "      types: [hilt]\n")
+    code, report = validate_json(cli, seed_copy, "--version", "3.1")
     errors = setup_errors(report)
     assert code == 1 and len(errors) == 1 + 6, errors  # the place, and the 6 blades without one
     [place] = [e for e in errors if "holds nothing" in e["message"]]
-    assert place["line"] == line_of(project_copy / KB_GAME, "- id: blades")
+    assert place["line"] == line_of(seed_copy / KB_GAME, "- id: blades")
     assert "every component it selects lies in an earlier place (market)" in place["message"]
 
 
@@ -173,32 +173,32 @@ def test_a_place_whose_components_lie_in_an_earlier_place_is_found(cli, project_
     ("    - id: forge-token\n      kind: cards\n", "    - id: forge-token\n      kind: pieces\n",
      "a pieces place cannot hold card components"),
 ])
-def test_bad_setup_names_are_one_line_at_the_place(cli, project_copy, old, new, says):
-    edit(project_copy, KB_GAME, old, new)
-    result = cli("validate", "--version", "3.1", cwd=project_copy)
+def test_bad_setup_names_are_one_line_at_the_place(cli, seed_copy, old, new, says):
+    edit(seed_copy, KB_GAME, old, new)
+    result = cli("validate", "--version", "3.1", cwd=seed_copy)
     assert result.code == 1 and "Traceback" not in result.err
     lines = [line for line in (result.out + result.err).splitlines() if says in line]
     assert len(lines) == 1, result.out + result.err
     assert lines[0].startswith(f"{KB_GAME}:") and ": error: " in lines[0]
 
 
-def test_a_wrongly_typed_setup_is_a_located_input_error(cli, project_copy):
-    edit(project_copy, KB_GAME, "      kind: row\n", "      kind: pile\n")
-    result = cli("validate", "--version", "3.1", cwd=project_copy)
+def test_a_wrongly_typed_setup_is_a_located_input_error(cli, seed_copy):
+    edit(seed_copy, KB_GAME, "      kind: row\n", "      kind: pile\n")
+    result = cli("validate", "--version", "3.1", cwd=seed_copy)
     assert result.code == 2 and "Traceback" not in result.err
     [line] = [x for x in result.err.splitlines() if "kind" in x]
-    assert line.startswith(f"error: {KB_GAME}:{line_of(project_copy / KB_GAME, 'kind: pile')}:")
+    assert line.startswith(f"error: {KB_GAME}:{line_of(seed_copy / KB_GAME, 'kind: pile')}:")
     assert "expected 'board', 'deck', 'row'" in line
 
 
-def test_a_version_changes_the_setup_place_by_place(cli, project_copy):
-    (project_copy / "versions/kings-blade/3.2.yml").write_text(
+def test_a_version_changes_the_setup_place_by_place(cli, seed_copy):
+    (seed_copy / "versions/kings-blade/3.2.yml").write_text(
         'extends: "3.1"\nsetup:\n  shared:\n    - {id: market-row, kind: row, from: market, count: {2: 3, 3: 4, 4: 5}}\n'
         "  players:\n    - {id: forge-token, withdrawn: true, kind: cards}\n", encoding="utf-8")
-    s = snapshot(project_copy, "kings-blade", "3.2")
+    s = snapshot(seed_copy, "kings-blade", "3.2")
     assert [len(deal(s, n).place("market-row").cards) for n in (2, 3, 4)] == [3, 4, 5]
     assert [p.id for p in deal(s, 2).seats[0]] == ["blade", "storage"]
-    code, report = validate_json(cli, project_copy, "--version", "3.2")
+    code, report = validate_json(cli, seed_copy, "--version", "3.2")
     assert setup_errors(report) == []
 
 

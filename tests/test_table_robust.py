@@ -72,13 +72,13 @@ def test_export_then_read_back_gives_the_same_cards(cli, seed_copy, game, versio
     """`show` of a version reading the exported table equals `show` of the version itself, and
     every non-blank cell of the table was read (its location is the card's source for that field).
 
-    The version itself is shown and validated in the seed project (ROOT, never edited), the same
-    data as the copy's: its check is the one other modules run on the seed games (test_setup,
-    test_foundation), so a session memo of ROOT's checks could share it. The copy holds the table
-    and the version 99 reading it."""
-    expected = _show_cards(cli, ROOT, game, version)
+    The version itself is shown and validated in the copy before the test writes anything into
+    it: the seed project's sources as they are (`seed_copy` is put back after each test), read
+    from the same folder as version 99, so its templates are compiled once, not once for ROOT
+    and again for the copy. The copy then holds the table and the version 99 reading it."""
+    expected = _show_cards(cli, seed_copy, game, version)
     assert expected, f"{game} {version} has no cards"
-    before = cli("validate", "--game", game, "--version", version, cwd=ROOT)  # the version itself
+    before = cli("validate", "--game", game, "--version", version, cwd=seed_copy)  # the version itself
     for ext in ("xlsx", "csv"):
         table = seed_copy / "versions" / game / f"round-trip.{ext}"
         result = cli("table", "export", "--game", game, "--version", version, "--to", str(table), cwd=seed_copy)
