@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
+# Only what the xdist controller needs too: it imports this module but runs no test, so what
+# only tests and fixtures use (the data model, the CLI, the renderers) is imported in them.
 from cardgen.buildtypes import PAPER_NAMES
-from cardgen.cli import main
 from cardgen.data.folders import CACHE_ENV
-from cardgen.data.project import load_project
-from cardgen.render import fonts
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECTS = Path(__file__).resolve().parent / "projects"
@@ -30,6 +29,21 @@ MINI = PROJECTS / "mini"
 # handler here is reset to the default in each child, as in a terminal.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config) -> None:
+    """pytest rewrites the asserts of every package a pytest plugin comes from, as it imports
+    them, to explain a failing assert: hypothesis's 73 modules too, in each worker while
+    collecting and in the controller for hypothesis's end-of-run summary, about 1.2 s of CPU in
+    each of the three processes, every run (PYTHONDONTWRITEBYTECODE, or a fresh clone, keeps the
+    result from being cached). No test of ours asserts inside hypothesis: it is imported as it is
+    installed. The tests and this file are rewritten as before. (The plugins pytest imports
+    before this file, xdist's and anyio's, are rewritten already.)"""
+    hook = config.pluginmanager.rewrite_hook
+    marked, cache = getattr(hook, "_must_rewrite", None), getattr(hook, "_marked_for_rewrite_cache", None)
+    if isinstance(marked, set) and isinstance(cache, dict):  # pytest's own hook, as of pytest 9
+        marked.discard("hypothesis")
+        cache.clear()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,6 +60,8 @@ def session_cache(tmp_path_factory) -> Iterator[Path]:
         folder = tmp_path_factory.mktemp("cache")
     patch = pytest.MonkeyPatch()
     patch.setenv(CACHE_ENV, str(folder))
+    from cardgen.render import fonts
+
     # fontconfig reads its configuration once per process, at the first text drawn: set it up
     # before any test draws. Which test draws first depends on how pytest-xdist hands modules to
     # its workers, and one that drew with the system's fonts broke every later font set-up.
@@ -74,6 +90,8 @@ def project_copy(tmp_path: Path) -> Path:
     SVG, the fonts, the toolchain), so an edited card is a new entry and an unedited one is not
     rendered again. A test that counts what a build renders uses `fresh_project_copy`.
     """
+    from cardgen.data.project import load_project
+
     return load_project(ROOT).copy_sources(tmp_path / "project").root
 
 
@@ -81,6 +99,8 @@ def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
     """A copy of the project's sources for one module's tests to share, and what each file
     holds, for `put_back` after each test: one copy instead of one a test, so its templates are
     compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
+    from cardgen.data.project import load_project
+
     root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
     return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file() and not path.is_symlink()}
 
@@ -134,6 +154,7 @@ def mini_build(mini_shared: Path) -> tuple[Path, object]:
     """tests/projects/mini version 2 built once per session (cards as SVG and 300 DPI PNG, both
     papers' duplex sheets, no rulebook): (output folder, BuildResult). Tests only read it."""
     from cardgen.buildtypes import BuildOptions
+    from cardgen.data.project import load_project
     from cardgen.data.versions import load_game, resolve
     from cardgen.pipeline import build
 
@@ -183,6 +204,8 @@ class SeedBuilds:
     a module asking for the same key again gets the first."""
 
     def __init__(self, folder: Path):
+        from cardgen.data.project import load_project
+
         self.folder = folder
         self.project = load_project(ROOT)
         self.built: dict[tuple, SeedBuild] = {}
@@ -363,6 +386,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys, monkeypatch):
     """Run `cardgen ARGS` in-process from a folder; returns exit code, stdout, stderr."""
+    from cardgen.cli import main
 
     def run(*args: str, cwd: Path = ROOT) -> CliResult:
         monkeypatch.chdir(cwd)
