@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import rewriting
 
 # Only what the xdist controller needs too: it imports this module but runs no test, so what
 # only tests and fixtures use (the data model, the CLI, the renderers) is imported in them.
@@ -32,18 +33,9 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 
 def pytest_configure(config) -> None:
-    """pytest rewrites the asserts of every package a pytest plugin comes from, as it imports
-    them, to explain a failing assert: hypothesis's 73 modules too, in each worker while
-    collecting and in the controller for hypothesis's end-of-run summary, about 1.2 s of CPU in
-    each of the three processes, every run (PYTHONDONTWRITEBYTECODE, or a fresh clone, keeps the
-    result from being cached). No test of ours asserts inside hypothesis: it is imported as it is
-    installed. The tests and this file are rewritten as before. (The plugins pytest imports
-    before this file, xdist's and anyio's, are rewritten already.)"""
-    hook = config.pluginmanager.rewrite_hook
-    marked, cache = getattr(hook, "_must_rewrite", None), getattr(hook, "_marked_for_rewrite_cache", None)
-    if isinstance(marked, set) and isinstance(cache, dict):  # pytest's own hook, as of pytest 9
-        marked.discard("hypothesis")
-        cache.clear()
+    """Assertion rewriting paid once per run (tests/rewriting.py)."""
+    rewriting.libraries_as_installed(config)
+    rewriting.share_between_workers(config)
 
 
 @pytest.fixture(scope="session", autouse=True)
