@@ -92,8 +92,8 @@ def _asking(layout, asked: list[tuple]):
 
 
 FLOATS = "".join(f'<div style="float: left; width: 20mm; height: {8 + i % 5}mm"></div><p>{"Word " * (9 * i)}</p>'
-                 for i in range(1, 14))
-FOOTNOTES = "".join(f'<p>{"Word " * (9 * i)}<span style="float: footnote">Note {i}.</span></p>' for i in range(1, 14))
+                 for i in range(1, 8))
+FOOTNOTES = "".join(f'<p>{"Word " * (9 * i)}<span style="float: footnote">Note {i}.</span></p>' for i in range(1, 8))
 
 
 class TestTheKingsBlade31Rulebook:
