@@ -10,7 +10,6 @@ import pytest
 from conftest import ROOT
 from weasyprint.layout import block
 
-from cardgen.buildtypes import PAPER_SIZES
 from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
@@ -27,8 +26,14 @@ from cardgen.rulebook.stage import has_rulebook_words, rulebook_document
 def rulebook_31():
     project = load_project(ROOT)
     snapshot = resolve(project, load_game(project, "kings-blade"), "3.1")
-    rendered = draw_cards(project, snapshot, checks=False).faces()
-    return project, rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"])
+    rendered = draw_cards(project, snapshot, checks=False).faces()  # the rulebook shows no findings
+    return project, _html(project, snapshot, rendered, rulebook_document(snapshot), "a4")
+
+
+def _html(project, snapshot, rendered, document, paper: str) -> RulebookDocument:
+    """A player's document (`stage.rulebook_document`, `notes.notes_document`) filled in as a build fills it."""
+    extra = document.extra() if document.extra else None
+    return rulebook_html(project, snapshot, rendered, document.template, document.page(paper), extra=extra)
 
 
 def _counting(monkeypatch) -> list[int]:
@@ -243,8 +248,7 @@ def _seed_documents_keep_the_promise(game_id: str, language: str, against_pdftot
         paper = papers[document.name]
         if (game_id, language, document.name, paper) == CHECKED_BY_THE_31_TEST:
             continue
-        extra = document.extra() if document.extra else None
-        doc = rulebook_html(project, snapshot, rendered, document.template, document.page(paper), extra=extra)
+        doc = _html(project, snapshot, rendered, document, paper)
         where = f"{game_id} {language} {document.name} {paper}"
         with pytest.MonkeyPatch.context() as m:
             blocks, boxes = _weasyprint_alongside(m)
