@@ -178,6 +178,11 @@ class SeedBuild:
         self.outputs = {o.path.name: o for o in result.outputs}  # file name -> Output
 
 
+# The (game, version) whose designer's notes SeedBuilds lays out on Letter as well as A4:
+# test_rulebook reads 3.1's (its outputs, their page sizes, their timings).
+LETTER_NOTES = {("kings-blade", "3.1")}
+
+
 class SeedBuilds:
     """The seed games built once per session through the pipeline and read by every module that
     checks them (SEED_BUILD_MODULES): each (game, version, language)'s players' documents (`get`)
@@ -190,9 +195,11 @@ class SeedBuilds:
       (test_rulebook, test_game_rulebooks, test_kings_guild, test_i18n), the A4 notes
       (test_designer_notes; the English 3.1's in test_i18n); 3.1's Letter notes, its outputs,
       timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure); the
-      weasyprint remarks of every document of the default versions, Letter notes included
-      (test_game_rulebooks). The Letter notes of kings-blade 1, 2 and 3 would be read by no
-      test: they are not laid out.
+      weasyprint remarks of every document of the default versions (test_game_rulebooks). The
+      notes are laid out on Letter for 3.1 alone (LETTER_NOTES): another game's or version's
+      Letter notes would be read by no test of their own, and their HTML is the A4 notes' but
+      for the page size and the body's paper class, which no notes style reads, so a remark of
+      weasyprint's (a glyph the fonts lack, CSS it cannot use) would be on the A4 notes too.
       kings-blade 3.1 in Dutch, kings-guild in English, without notes (no test reads them here:
       the Dutch notes are test_i18n's own `cardgen build` run's): every rulebook and booklet
       (test_rulebook_pages, whose player-aid test reads the Dutch booklets), the Dutch Letter
@@ -215,14 +222,13 @@ class SeedBuilds:
     def get(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
         """The documents of `game` at `version` (None: its default) in `lang` (None: its own
         language): rulebooks and booklets on both papers, and in its own language the notes, on
-        both papers for the game's default version, on A4 for the older ones (no test reads those
-        on Letter)."""
+        A4, and on Letter too where a test reads them (LETTER_NOTES)."""
         from cardgen.buildtypes import BuildOptions
 
         def options(out: Path, source) -> BuildOptions:  # the version as resolved: "3.1" and None are one key
-            default = source.version == resolve_version(self.project, game, None)
+            letter = (game, source.version) in LETTER_NOTES
             return BuildOptions(out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None,
-                                notes_papers=PAPER_NAMES if default else ("a4",))
+                                notes_papers=PAPER_NAMES if letter else ("a4",))
 
         return self._build(("documents",), game, version, lang, options)
 

@@ -100,9 +100,11 @@ BOOKS = [("kings-blade", None), ("kings-blade", "nl"), ("way-of-the-blade", None
 
 @pytest.mark.parametrize("game, lang", BOOKS)
 def test_no_document_draws_a_character_its_fonts_lack(seed_builds, game, lang):
-    """weasyprint has no remark on any rulebook, booklet or notes, on either paper: one would be
-    a box printed for a character the project fonts lack (The King's Guild's set-up figure drew
-    "∞" under its unlimited supplies in a font without it, on Letter) or CSS it could not use."""
+    """weasyprint has no remark on any rulebook, booklet or notes the seed builds lay out (rulebooks
+    and booklets on both papers, the notes on A4; their Letter HTML differs only in the page size):
+    one would be a box printed for a character the project fonts lack (The King's Guild's set-up
+    figure drew "∞" under its unlimited supplies in a font without it, on Letter) or CSS it could
+    not use."""
     seed = seed_builds.get(game, None, lang)
     assert {"rulebook-a4.pdf", "rulebook-letter.pdf"} <= set(seed.outputs)
     assert {name: o.warnings for name, o in seed.outputs.items() if o.warnings} == {}
