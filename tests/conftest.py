@@ -310,6 +310,40 @@ def resolve_version(project, game: str, version: str | None) -> str:
     return resolve(project, load_game(project, game), version).version
 
 
+_SEED_HTML: dict[Path, str] = {}
+
+
+def seed_rulebook_html(project, seed: SeedBuild) -> str:
+    """The HTML `seed`'s A4 rulebook was laid out from, as its rulebook stage renders it (the game's
+    rulebook template, the build's own card faces), once per session: several modules read the same
+    books' headings, figures and pictures from it."""
+    from cardgen.buildtypes import PAPER_SIZES
+    from cardgen.rulebook import rulebook_html
+
+    if seed.out not in _SEED_HTML:
+        snapshot = seed.snapshot
+        _SEED_HTML[seed.out] = rulebook_html(project, snapshot, seed.result.cards, snapshot.game.file.rulebook or "",
+                                             PAPER_SIZES["a4"]).html
+    return _SEED_HTML[seed.out]
+
+
+_TTS: dict[Path, tuple[Path, list]] = {}
+
+
+def seed_tts_export(seed_builds: SeedBuilds, seed: SeedBuild, workers=None) -> tuple[Path, list]:
+    """`cardgen export tts` of `seed`'s edition (`export.tts.export_tts`: every deck sheet and piece
+    image, from the build's own faces) into a folder of the session's, once: (folder, objects).
+    test_kings_guild reads the export; test_tts_table lays its tables on the same images, which
+    `export tts --table` draws with the same functions (`ttstable.write_table_images`)."""
+    from cardgen.export.tts import export_tts
+
+    if seed.out not in _TTS:
+        out = seed_builds.folder / f"tts-{seed.out.name}"
+        out.mkdir()
+        _TTS[seed.out] = out, export_tts(seed_builds.project, seed.snapshot, seed.result.cards, out, workers=workers)
+    return _TTS[seed.out]
+
+
 # The modules reading `seed_builds`: under pytest-xdist they run in one worker, so each seed build
 # is made once per run (`pytest_xdist_make_scheduler`); `pytest_collection_modifyitems` keeps the
 # list true.

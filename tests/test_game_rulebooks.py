@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages
+from conftest import ROOT, developer_vocabulary, pdf_pages, seed_rulebook_html
 
 from cardgen.buildtypes import PAPER_SIZES, RenderedSet
 from cardgen.cardstage import draw_cards
@@ -67,7 +67,7 @@ def books(seed_builds) -> dict[str, Book]:
         seed = seed_builds.get(game)
         snapshot, result, output = seed.snapshot, seed.result, seed.outputs["rulebook-a4.pdf"]
         text = " ".join(pdf_pages(output.path))
-        html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
+        html = seed_rulebook_html(project, seed)
         out[game] = Book(snapshot, output.path, text, html, result.cards,
                          FaceStore(project.cache_dir / "svg"), output.warnings)
     return out
