@@ -111,7 +111,8 @@ def test_the_build_renders_the_cards_once_and_times_each_paper(built):
     for name, paper in itertools.product(("rulebook", "booklet", "notes"), ("A4", "LETTER")):
         timing = stages[f"{name} {paper}"]
         html, layout, pdf, cards, *imposed = (float(x) for x in re.findall(r"(\d+\.\d+) s", timing.detail))
-        assert 0 < layout and 0 < pdf and abs(html + layout + pdf + cards + sum(imposed) - timing.seconds) < 0.02
+        parts = [html, layout, pdf, cards, *imposed]  # each printed to 0.01 s: off by up to 0.005 each
+        assert 0 < layout and 0 < pdf and abs(sum(parts) - timing.seconds) <= 0.005 * len(parts) + 1e-9
         assert (cards > 0) == (name != "notes")  # the notes show no cards
         assert len(imposed) == (name == "booklet")  # only the booklet is imposed after its layout
         file = f"rulebook-booklet-{paper.lower()}.pdf" if name == "booklet" else f"{name}-{paper.lower()}.pdf"
