@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import rewriting
 
+# Only what the xdist controller needs too: it imports this module but runs no test, so what
+# only tests and fixtures use (the data model, the CLI, the renderers) is imported in them.
 from cardgen.buildtypes import PAPER_NAMES
-from cardgen.cli import main
 from cardgen.data.folders import CACHE_ENV
-from cardgen.data.project import load_project
-from cardgen.render import fonts
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECTS = Path(__file__).resolve().parent / "projects"
@@ -57,6 +57,27 @@ def sigint_left_as_found(request) -> Iterator[None]:
         warnings.warn(f"{request.node.nodeid} left SIGINT {' and '.join(found)} (put back)", stacklevel=1)
 
 
+def pytest_configure(config) -> None:
+    """Assertion rewriting paid once per run (tests/rewriting.py)."""
+    rewriting.libraries_as_installed(config)
+    rewriting.share_between_workers(config)
+
+
+def pytest_collection_finish(session) -> None:
+    """Collect cycles as rarely as a build's workers do (`render.workers.WORKER_GC_THRESHOLD`):
+    a pass every 20,000 new objects instead of 700. A test process made about 2,500 young and 18
+    full passes over tests/test_safety.py, test_setup.py and test_simulate_rules.py, 2.7 s of
+    their 28 s of CPU; now about 460 and 5, 0.7 to 0.95 s, the same peak memory (252-254 MB).
+    Not the workers' `gc.freeze()` as well: a frozen module is invisible to `gc.get_referrers`,
+    and hypothesis then warns about a library (trio) imported later that registers its random
+    generator."""
+    import gc
+
+    from cardgen.render.workers import WORKER_GC_THRESHOLD
+
+    gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_cache(tmp_path_factory) -> Iterator[Path]:
     """The session's own render cache: tests neither read nor fill the repository's build/.cache.
@@ -71,6 +92,8 @@ def session_cache(tmp_path_factory) -> Iterator[Path]:
         folder = tmp_path_factory.mktemp("cache")
     patch = pytest.MonkeyPatch()
     patch.setenv(CACHE_ENV, str(folder))
+    from cardgen.render import fonts
+
     # fontconfig reads its configuration once per process, at the first text drawn: set it up
     # before any test draws. Which test draws first depends on how pytest-xdist hands modules to
     # its workers, and one that drew with the system's fonts broke every later font set-up.
@@ -99,6 +122,8 @@ def project_copy(tmp_path: Path) -> Path:
     SVG, the fonts, the toolchain), so an edited card is a new entry and an unedited one is not
     rendered again. A test that counts what a build renders uses `fresh_project_copy`.
     """
+    from cardgen.data.project import load_project
+
     return load_project(ROOT).copy_sources(tmp_path / "project").root
 
 
@@ -106,6 +131,8 @@ def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
     """A copy of the project's sources for one module's tests to share, and what each file
     holds, for `put_back` after each test: one copy instead of one a test, so its templates are
     compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
+    from cardgen.data.project import load_project
+
     root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
     return root, {path: path.read_bytes() for path in root.rglob("*") if path.is_file() and not path.is_symlink()}
 
@@ -178,6 +205,7 @@ def mini_build(mini_shared: Path) -> tuple[Path, object]:
     """tests/projects/mini version 2 built once per session (cards as SVG and 300 DPI PNG, both
     papers' duplex sheets, no rulebook): (output folder, BuildResult). Tests only read it."""
     from cardgen.buildtypes import BuildOptions
+    from cardgen.data.project import load_project
     from cardgen.data.versions import load_game, resolve
     from cardgen.pipeline import build
 
@@ -197,6 +225,11 @@ class SeedBuild:
         self.outputs = {o.path.name: o for o in result.outputs}  # file name -> Output
 
 
+# The (game, version) whose designer's notes SeedBuilds lays out on Letter as well as A4:
+# test_rulebook reads 3.1's (its outputs, their page sizes, their timings).
+LETTER_NOTES = {("kings-blade", "3.1")}
+
+
 class SeedBuilds:
     """The seed games built once per session through the pipeline and read by every module that
     checks them (SEED_BUILD_MODULES): each (game, version, language)'s players' documents (`get`)
@@ -209,9 +242,11 @@ class SeedBuilds:
       (test_rulebook, test_game_rulebooks, test_kings_guild, test_i18n), the A4 notes
       (test_designer_notes; the English 3.1's in test_i18n); 3.1's Letter notes, its outputs,
       timings, Renderers and pools (test_rulebook), its set-up figure (test_setup_figure); the
-      weasyprint remarks of every document of the default versions, Letter notes included
-      (test_game_rulebooks). The Letter notes of kings-blade 1, 2 and 3 would be read by no
-      test: they are not laid out.
+      weasyprint remarks of every document of the default versions (test_game_rulebooks). The
+      notes are laid out on Letter for 3.1 alone (LETTER_NOTES): another game's or version's
+      Letter notes would be read by no test of their own, and their HTML is the A4 notes' but
+      for the page size and the body's paper class, which no notes style reads, so a remark of
+      weasyprint's (a glyph the fonts lack, CSS it cannot use) would be on the A4 notes too.
       kings-blade 3.1 in Dutch, kings-guild in English, without notes (no test reads them here:
       the Dutch notes are test_i18n's own `cardgen build` run's): every rulebook and booklet
       (test_rulebook_pages, whose player-aid test reads the Dutch booklets), the Dutch Letter
@@ -227,6 +262,8 @@ class SeedBuilds:
     a module asking for the same key again gets the first."""
 
     def __init__(self, folder: Path):
+        from cardgen.data.project import load_project
+
         self.folder = folder
         self.project = load_project(ROOT)
         self.built: dict[tuple, SeedBuild] = {}
@@ -234,14 +271,13 @@ class SeedBuilds:
     def get(self, game: str, version: str | None = None, lang: str | None = None) -> SeedBuild:
         """The documents of `game` at `version` (None: its default) in `lang` (None: its own
         language): rulebooks and booklets on both papers, and in its own language the notes, on
-        both papers for the game's default version, on A4 for the older ones (no test reads those
-        on Letter)."""
+        A4, and on Letter too where a test reads them (LETTER_NOTES)."""
         from cardgen.buildtypes import BuildOptions
 
         def options(out: Path, source) -> BuildOptions:  # the version as resolved: "3.1" and None are one key
-            default = source.version == resolve_version(self.project, game, None)
+            letter = (game, source.version) in LETTER_NOTES
             return BuildOptions(out_dir=out, sheets=False, png=False, booklet=True, notes=lang is None,
-                                notes_papers=PAPER_NAMES if default else ("a4",))
+                                notes_papers=PAPER_NAMES if letter else ("a4",))
 
         return self._build(("documents",), game, version, lang, options)
 
@@ -291,6 +327,40 @@ def resolve_version(project, game: str, version: str | None) -> str:
     from cardgen.data.versions import load_game, resolve
 
     return resolve(project, load_game(project, game), version).version
+
+
+_SEED_HTML: dict[Path, str] = {}
+
+
+def seed_rulebook_html(project, seed: SeedBuild) -> str:
+    """The HTML `seed`'s A4 rulebook was laid out from, as its rulebook stage renders it (the game's
+    rulebook template, the build's own card faces), once per session: several modules read the same
+    books' headings, figures and pictures from it."""
+    from cardgen.buildtypes import PAPER_SIZES
+    from cardgen.rulebook import rulebook_html
+
+    if seed.out not in _SEED_HTML:
+        snapshot = seed.snapshot
+        _SEED_HTML[seed.out] = rulebook_html(project, snapshot, seed.result.cards, snapshot.game.file.rulebook or "",
+                                             PAPER_SIZES["a4"]).html
+    return _SEED_HTML[seed.out]
+
+
+_TTS: dict[Path, tuple[Path, list]] = {}
+
+
+def seed_tts_export(seed_builds: SeedBuilds, seed: SeedBuild, workers=None) -> tuple[Path, list]:
+    """`cardgen export tts` of `seed`'s edition (`export.tts.export_tts`: every deck sheet and piece
+    image, from the build's own faces) into a folder of the session's, once: (folder, objects).
+    test_kings_guild reads the export; test_tts_table lays its tables on the same images, which
+    `export tts --table` draws with the same functions (`ttstable.write_table_images`)."""
+    from cardgen.export.tts import export_tts
+
+    if seed.out not in _TTS:
+        out = seed_builds.folder / f"tts-{seed.out.name}"
+        out.mkdir()
+        _TTS[seed.out] = out, export_tts(seed_builds.project, seed.snapshot, seed.result.cards, out, workers=workers)
+    return _TTS[seed.out]
 
 
 # The modules reading `seed_builds`: under pytest-xdist they run in one worker, so each seed build
@@ -407,6 +477,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys, monkeypatch):
     """Run `cardgen ARGS` in-process from a folder; returns exit code, stdout, stderr."""
+    from cardgen.cli import main
 
     def run(*args: str, cwd: Path = ROOT) -> CliResult:
         monkeypatch.chdir(cwd)

@@ -179,8 +179,8 @@ def test_paired_seeds_same_figures_for_one_or_two_workers(cli, small):
     assert rates[high] > rates[low]
 
 
-def test_an_interrupted_study_resumes_to_the_same_figures(cli, project_copy, monkeypatch):
-    whole = _doc(cli("balance", *SMALL, "--study", "whole", cwd=project_copy))
+def test_an_interrupted_study_resumes_to_the_same_figures(cli, project_copy, monkeypatch, small):
+    whole = json.loads(small[2])  # the same search run whole (in a copy of the same project)
     real, played = play.play_chunk, []
 
     def interrupt(exp, start, stop):

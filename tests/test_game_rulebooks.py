@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages
+from conftest import ROOT, developer_vocabulary, pdf_pages, seed_rulebook_html
 
 from cardgen.buildtypes import PAPER_SIZES, RenderedSet
 from cardgen.cardstage import draw_cards
@@ -67,7 +67,7 @@ def books(seed_builds) -> dict[str, Book]:
         seed = seed_builds.get(game)
         snapshot, result, output = seed.snapshot, seed.result, seed.outputs["rulebook-a4.pdf"]
         text = " ".join(pdf_pages(output.path))
-        html = rulebook_html(project, snapshot, result.cards, "rulebook.html.j2", PAPER_SIZES["a4"]).html
+        html = seed_rulebook_html(project, seed)
         out[game] = Book(snapshot, output.path, text, html, result.cards,
                          FaceStore(project.cache_dir / "svg"), output.warnings)
     return out
@@ -100,9 +100,11 @@ BOOKS = [("kings-blade", None), ("kings-blade", "nl"), ("way-of-the-blade", None
 
 @pytest.mark.parametrize("game, lang", BOOKS)
 def test_no_document_draws_a_character_its_fonts_lack(seed_builds, game, lang):
-    """weasyprint has no remark on any rulebook, booklet or notes, on either paper: one would be
-    a box printed for a character the project fonts lack (The King's Guild's set-up figure drew
-    "∞" under its unlimited supplies in a font without it, on Letter) or CSS it could not use."""
+    """weasyprint has no remark on any rulebook, booklet or notes the seed builds lay out (rulebooks
+    and booklets on both papers, the notes on A4; their Letter HTML differs only in the page size):
+    one would be a box printed for a character the project fonts lack (The King's Guild's set-up
+    figure drew "∞" under its unlimited supplies in a font without it, on Letter) or CSS it could
+    not use."""
     seed = seed_builds.get(game, None, lang)
     assert {"rulebook-a4.pdf", "rulebook-letter.pdf"} <= set(seed.outputs)
     assert {name: o.warnings for name, o in seed.outputs.items() if o.warnings} == {}

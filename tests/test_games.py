@@ -3,9 +3,11 @@ and Knightfall. Deck composition, the games' own checks, and their print sheets.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -158,6 +160,17 @@ def built(seed_builds):
     return results
 
 
+@functools.cache
+def _page_texts(path: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
+    return tuple(page.extract_text() for page in PdfReader(path).pages)
+
+
+def page_texts(path: Path) -> tuple[str, ...]:
+    """Each page's text as pypdf extracts it (lines kept), once per session for the same file (its
+    size and modification time in the key): several tests look for the Knightfall sheets' footers."""
+    return _page_texts(path, (path.stat().st_size, path.stat().st_mtime_ns))
+
+
 def _pages(out, paper: str, mode: str = "duplex") -> int:
     path = out / f"sheets-{paper}-{mode}.pdf"
     return len(PdfReader(path).pages) if path.exists() else 0
@@ -188,13 +201,13 @@ def test_knightfall_maps_are_tiled_and_coins_are_round(built):
     summary = [(g.label, g.spec.shape, g.tiled, len(g.slots)) for g in groups]
     assert summary == [("cards", "rect", False, 52), ("Decision coin", "circle", False, 4),
                        ("Camp map", "rect", True, 2)]
-    onesided = [p.extract_text().splitlines()[-1] for p in PdfReader(out / "sheets-a4-onesided.pdf").pages]
+    onesided = [text.splitlines()[-1] for text in page_texts(out / "sheets-a4-onesided.pdf")]
     tiles = [f for f in onesided if "'s camp · tile" in f and f.endswith("print one-sided")]
     assert len(tiles) == 8  # 4 pages per map, so each map spans more than one page
     assert sum("tile 1,1 of 2 x 2" in f for f in tiles) == 2
     # each map's pages say which map they are: the card's name, which names its player
     assert sum("Player 1's camp · tile" in f for f in tiles) == 4 and sum("Player 2's camp · tile" in f for f in tiles) == 4
-    duplex = [p.extract_text() for p in PdfReader(out / "sheets-a4-duplex.pdf").pages]
+    duplex = page_texts(out / "sheets-a4-duplex.pdf")
     assert "sheet 14/14, front" in duplex[26] and "sheet 14/14, back" in duplex[27]  # the coins' sheet
 
 
@@ -251,8 +264,9 @@ def test_knightfall_coins_hide_the_decision(built):
     assert [s.label for s in group.slots] == ["Attack coin"] * 2 + ["Defend coin"] * 2
     assert len({s.back.name for s in group.slots}) == 1
     # and on paper: the backs page draws one and the same piece four times (and a card's back)
-    page = next(p for p in PdfReader(out / "sheets-a4-duplex.pdf").pages  # the coins share the last sheet
-                if "sheet 14/14, back" in p.extract_text())
+    index = next(i for i, text in enumerate(page_texts(out / "sheets-a4-duplex.pdf"))  # the coins share the last sheet
+                 if "sheet 14/14, back" in text)
+    page = PdfReader(out / "sheets-a4-duplex.pdf").pages[index]
     content = page.get_contents().get_data().decode("latin-1")
     drawn = Counter(re.findall(r"/Piece\d+ Do", content))
     assert sorted(drawn.values()) == [1, 4]
@@ -267,7 +281,7 @@ def test_knightfall_coin_cut_lines_show_on_the_dark_coin(built, tmp_path):
 
     _, _, out = built["knightfall"]
     reader = PdfReader(out / "sheets-a4-duplex.pdf")
-    index = next(i for i, p in enumerate(reader.pages) if "sheet 14/14, front" in p.extract_text())
+    index = next(i for i, text in enumerate(page_texts(out / "sheets-a4-duplex.pdf")) if "sheet 14/14, front" in text)
     content = reader.pages[index].get_contents().get_data().decode("latin-1")
     m = re.search(r"n\n([\d.]+) ([\d.]+) m\n[\d. ]+ ([\d.]+) ([\d.]+) c", content)
     right_x, cy, cx, top = (float(v) for v in m.groups())  # the circle starts at its rightmost point

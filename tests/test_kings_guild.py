@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, developer_vocabulary, poppler
+from conftest import ROOT, developer_vocabulary, poppler, seed_tts_export
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_NAMES
@@ -307,13 +307,14 @@ def test_main_board_is_tiled_and_tokens_are_cut(built):
     assert summary[(20, 20, "circle")] == (False, 30)         # coins
     assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
     pages = PdfReader(out / "sheets-a4-onesided.pdf").pages  # tiles are printed one-sided
-    footers = [page.extract_text().splitlines()[-1] for page in pages]
+    texts = [page.extract_text() for page in pages]  # each page's text read once
+    footers = [text.splitlines()[-1] for text in texts]
     tiles = [f for f in footers if "Tabellone · parte" in f]  # the board's name; cardgen's page text speaks Italian too
     assert len(tiles) == 4 and sum("parte 1,1 di 2 x 2" in f for f in tiles) == 1
     assert all("stampa solo fronte" in f for f in tiles) and not any("tile" in f for f in footers)
     # landscape pages, each tile region 4 mm into its neighbour's
-    for page in pages:
-        if "Tabellone · parte" in page.extract_text():
+    for page, text in zip(pages, texts, strict=True):
+        if "Tabellone · parte" in text:
             assert float(page.mediabox.width) > float(page.mediabox.height)
 
 
@@ -338,15 +339,15 @@ def test_i18n_status_of_the_kings_guild(cli):
 
 
 @pytest.fixture(scope="module")
-def tts(seed_builds, tmp_path_factory):
-    """`cardgen export tts --game kings-guild --lang en` into a private folder, from the English
-    cards as the session's seed builds drew them (the export's own card stage draws the same)."""
-    from cardgen.export.tts import export_tts, write_objects
+def tts(seed_builds):
+    """`cardgen export tts --game kings-guild --lang en` into a folder of the session's, from the
+    English cards as the session's seed builds drew them (the export's own card stage draws the
+    same): `conftest.seed_tts_export`, whose images test_tts_table's tables take too."""
+    from cardgen.export.tts import write_objects
 
     seed = seed_builds.drawn("kings-guild", None, "en")
     english = seed.snapshot
-    out = tmp_path_factory.mktemp("kg-tts")
-    objects = export_tts(seed_builds.project, english, seed.result.cards, out)
+    out, objects = seed_tts_export(seed_builds, seed)
     write_objects(objects, english, out, lambda name: f"https://example.org/kg/{name}")
     return out, {p.name: json.loads(p.read_text(encoding="utf-8")) for p in out.glob("*.json")}
 

@@ -103,16 +103,23 @@ def read_page(page: pikepdf.Page):
 def _text_boxes(path: Path, index: int) -> list[tuple[str, tuple[float, float, float, float]]]:
     pdf = pdfium.PdfDocument(str(path))
     try:
-        text = pdf[index].get_textpage()
-        boxes = []
-        for i in range(text.count_chars()):
-            ch = text.get_text_range(i, 1)
-            if ch.strip():
-                left, bottom, right, top = text.get_charbox(i)
-                boxes.append((ch, tuple(pt_to_mm(v) for v in (left, bottom, right, top))))
-        return boxes
+        return _page_text_boxes(pdf, index)
     finally:
         pdf.close()
+
+
+def _page_text_boxes(pdf: pdfium.PdfDocument, index: int) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Every glyph of page `index` but spaces, with its box in mm (its characters read in one call)."""
+    text = pdf[index].get_textpage()
+    count = text.count_chars()
+    chars = text.get_text_range(0, count)
+    assert len(chars) == count, (len(chars), count)  # one character an index, as get_charbox counts them
+    boxes = []
+    for i, ch in enumerate(chars):
+        if ch.strip():
+            left, bottom, right, top = text.get_charbox(i)
+            boxes.append((ch, tuple(pt_to_mm(v) for v in (left, bottom, right, top))))
+    return boxes
 
 
 class Sheet:
@@ -120,20 +127,30 @@ class Sheet:
     files are read by several tests here, each page's content stream and glyphs once, not once a
     test (pdfium's glyph boxes are most of the module's reading)."""
 
-    def __init__(self, path: Path, index: int, page: pikepdf.Page):
-        self.path, self.index = path, index
+    def __init__(self, path: Path, index: int, page: pikepdf.Page, stamp: tuple[int, int]):
+        self.path, self.index, self.stamp = path, index, stamp
         self.size = _page_size(page)
         self.paths, self.pieces = read_page(page)
 
-    @functools.cached_property
+    @property
     def text_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
-        return _text_boxes(self.path, self.index)
+        return _file_text_boxes(self.path, self.stamp)[self.index]
+
+
+@functools.cache
+def _file_text_boxes(path: Path, stamp: tuple[int, int]) -> tuple[list, ...]:
+    """Every page's glyph boxes of the file `path`, the document opened once for all its pages."""
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        return tuple(_page_text_boxes(pdf, index) for index in range(len(pdf)))
+    finally:
+        pdf.close()
 
 
 @functools.cache
 def _read_sheets(path: Path, stamp: tuple[int, int]) -> tuple[Sheet, ...]:
     with pikepdf.open(path) as pdf:
-        return tuple(Sheet(path, index, page) for index, page in enumerate(pdf.pages))
+        return tuple(Sheet(path, index, page, stamp) for index, page in enumerate(pdf.pages))
 
 
 def sheet_pages(path: Path) -> tuple[Sheet, ...]:

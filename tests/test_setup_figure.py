@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, pdf_pages
+from conftest import ROOT, SeedBuilds, pdf_pages, seed_rulebook_html
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES
@@ -38,6 +38,14 @@ def _rulebook(root: Path, game: str, lang: str | None = None):
     rendered = draw_cards(project, snapshot, checks=False).faces()
     html = rulebook_html(project, snapshot, rendered, "rulebook.html.j2", PAPER_SIZES["a4"]).html
     return project, snapshot, rendered, html
+
+
+def _seed_rulebook(seed_builds: SeedBuilds, game: str, lang: str | None = None):
+    """The repository's `game` (its default version) in `lang` as the session's seed build drew and
+    rendered it: the same as `_rulebook(ROOT, game, lang)`, its cards drawn and its HTML rendered
+    once for the session's readers (`conftest.seed_rulebook_html`)."""
+    seed = seed_builds.get(game, None, lang)
+    return seed_builds.project, seed.snapshot, seed.result.cards, seed_rulebook_html(seed_builds.project, seed)
 
 
 def _figure(html: str) -> tuple[int, int, str]:
@@ -73,8 +81,8 @@ def shown_face_up(placed) -> list[str]:
 
 
 @pytest.mark.parametrize("game", sorted(SHOWN))
-def test_the_set_up_figure_draws_what_the_data_deals(game):
-    project, snapshot, rendered, html = _rulebook(ROOT, game)
+def test_the_set_up_figure_draws_what_the_data_deals(seed_builds, game):
+    project, snapshot, rendered, html = _seed_rulebook(seed_builds, game)
     players, seats, figure = _figure(html)
     assert players == SHOWN[game] and seats == players  # every player's area
     got, want = drawn(figure), dealt(snapshot, players, seats)
@@ -121,10 +129,10 @@ def test_a_changed_set_up_changes_the_figure(project_copy):
     assert got[("mine", None)][1] == 60 - 4 * 4  # four players, four metals each
 
 
-def test_the_figure_speaks_the_build_language():
+def test_the_figure_speaks_the_build_language(seed_builds):
     """The King's Blade in Dutch: the players' frames, the hand and the caption in Dutch, the places'
     labels from the game's own catalog."""
-    _, snapshot, _, html = _rulebook(ROOT, "kings-blade", "nl")
+    _, snapshot, _, html = _seed_rulebook(seed_builds, "kings-blade", "nl")
     figure = _figure(html)[2]
     assert ">Speler 1<" in figure and ">Speler 2<" in figure and ">Player" not in figure
     assert "De opzet voor 4 spelers." in figure
@@ -164,13 +172,12 @@ def _overlap(a, b) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def test_counts_on_a_board_stay_on_it_and_off_the_other_places():
+def test_counts_on_a_board_stay_on_it_and_off_the_other_places(seed_builds):
     """The King's Guild's main board holds decks, the resources and the coin bank. Each count there
     is on a plate (legible over the board's printed art), within the board and over no other place's
     pieces; a deck's count inside the deck. Below a deck it ran into the next place or off the board's
     edge (the Missions' ×22 over the Specialists' row, the treasure decks' ×12 under the board)."""
-    project, snapshot = _snapshot(ROOT, "kings-guild")
-    rendered = draw_cards(project, snapshot, checks=False).faces()
+    project, snapshot, rendered, _ = _seed_rulebook(seed_builds, "kings-guild")  # its own language
     figure = Helpers(project, snapshot, rendered, FaceStore(faces_dir(project))).setup_layout(SHOWN["kings-guild"])
     [board] = [p for p in figure.places if p.kind == "board" and p.seat is None]
     on_board = [p for p in figure.places if p.on_board]

@@ -145,8 +145,14 @@ def _claims(version, games, claim_games=None):
     return {c["id"]: c for c in result["claims"]}, result
 
 
-def test_claims_v1():
-    claims, result = _claims("1", 24)
+@pytest.fixture(scope="module")
+def claims_v1():
+    """Version 1's claims over 24 games, read by the tests of its verdicts and of what they rest on."""
+    return _claims("1", 24)
+
+
+def test_claims_v1(claims_v1):
+    claims, result = claims_v1
     assert set(claims) == {"no-end", "overflow-loop", "rush", "katana", "fill-hand", "forge-token", "mine-runs-out"}
     assert claims["no-end"]["verdict"] == "true" and claims["no-end"]["figure"].startswith("0 of 24 games ended")
     assert claims["overflow-loop"]["verdict"] == "true"
@@ -191,12 +197,12 @@ def test_claims_31():
         assert claim["verdict"] in ("true", "false", "inconclusive", "n/a") and claim["figure"]
 
 
-def test_verdicts_name_the_data_choices_they_rest_on():
+def test_verdicts_name_the_data_choices_they_rest_on(claims_v1):
     claims, _ = _claims("2", 30)
     katana = claims["katana"]
     assert [c["version"] for c in katana["rests_on"]] == ["2"]
     assert "Katana Hilt is made weak on purpose" in katana["rests_on"][0]["choice"]
-    claims, _ = _claims("1", 20)
+    claims, _ = claims_v1
     loop = claims["overflow-loop"]
     assert loop["verdict"] == "true" and any("The loop card is the Mirror Hilt" in c["choice"] for c in loop["rests_on"])
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, seed_tts_export
 
 from cardgen.cardstage import draw_cards
 from cardgen.data.project import load_project
@@ -21,9 +22,9 @@ from cardgen.data.setup import deal
 from cardgen.data.versions import load_game, resolve
 from cardgen.export.install import file_url
 from cardgen.export.topview import footprints, in_hand, overlaps, render_png
-from cardgen.export.tts import export_stem, plan_objects
-from cardgen.export.ttspieces import plan_pieces
-from cardgen.export.ttstable import export_table, saves_dir, table_file, write_table_images
+from cardgen.export.tts import DeckObject, export_stem, plan_objects
+from cardgen.export.ttspieces import PieceObject, plan_pieces
+from cardgen.export.ttstable import export_table, saves_dir, table_file
 from cardgen.render.workers import drawing_workers
 
 # every seed game in every language it has: (game, version, language)
@@ -50,8 +51,13 @@ def tables(seed_builds, tmp_path_factory):
             out = tmp_path_factory.mktemp(f"{game}-{lang}")
             players = snapshot.game.file.players
             # the images are the same at every player count: written once, as `export tts --table` does
-            # (export_table writing its own images is tested below, determinism and a new project)
-            images = write_table_images(project, snapshot, rendered, out, workers=pool)
+            # (`write_table_images`, which draws what `export tts` does: the session's export of the
+            # edition, `conftest.seed_tts_export`, shared with test_kings_guild; export_table writing its
+            # own images is tested below, determinism and a new project)
+            exported, objects = seed_tts_export(seed_builds, seed, workers=pool)
+            for name in {name for o in objects for name in o.image_files}:
+                shutil.copyfile(exported / name, out / name)
+            images = ([o for o in objects if isinstance(o, DeckObject)], [o for o in objects if isinstance(o, PieceObject)])
             for n in range(players.min, players.max + 1):
                 export = export_table(project, snapshot, rendered, n, out,
                                       lambda name, out=out: file_url(out / name), written=images)

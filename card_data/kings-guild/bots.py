@@ -138,32 +138,38 @@ class Bot:
 
     def expand_options(self, game, p) -> tuple[float, Any, Any]:
         """The best purchase: (value, (room index, cell) or None, specialist slot or None)."""
-        t = game.t
-        discount = {k: sum(prm["amount"] for c in p.hand for kk, prm in c["fx"] if kk == k)
-                    for k in ("sconto_stanze", "sconto_specialisti")}
-        owned = {r["id"] for r in p.rooms.values()}
-        cells = game.free_cells(p)
-        best: tuple[float, Any, Any] = (0.0, None, None)
+        room_discount = spec_discount = 0
+        for c in p.hand:
+            for kind, prm in c["fx"]:
+                if kind == "sconto_stanze":
+                    room_discount += prm["amount"]
+                elif kind == "sconto_specialisti":
+                    spec_discount += prm["amount"]
+        coins = p.coins
         rooms: list[tuple[float, Any, int]] = [(0.0, None, 0)]
-        if cells:
+        if game.free_cells(p):
+            owned = {r["id"] for r in p.rooms.values()}
             for i, room in enumerate(game.room_row):
-                price = max(0, game.room_price(p, room) - discount["sconto_stanze"])
-                if room["id"] not in owned and price <= p.coins:
+                price = max(0, game.room_price(p, room) - room_discount)
+                if room["id"] not in owned and price <= coins:
                     rooms.append((self.room_value(game, p, room), i, price))
+        # the Specialists' prices and values do not depend on the Room bought with them: once per turn
+        specs = None
+        best: tuple[float, Any, Any] = (0.0, None, None)
         for rv, ri, rprice in rooms:
             places = p.places + (game.room_row[ri]["posti"] if ri is not None else 0)
-            best = max(best, (rv, (ri, None) if ri is not None else None, None), key=lambda b: b[0])
+            if rv > best[0]:  # max(best, ..., key=value): the first of equal values stays
+                best = (rv, (ri, None) if ri is not None else None, None)
             if len(p.specialists) >= places:
                 continue
-            for slot, (spec, _) in enumerate(game.spec_row):
-                if spec is None:
-                    continue
-                price = max(0, game.spec_price(p, slot) - discount["sconto_specialisti"])
-                if rprice + price <= p.coins:
-                    v = rv + self.spec_value(game, p, spec)
+            if specs is None:
+                specs = [(slot, max(0, game.spec_price(p, slot) - spec_discount), self.spec_value(game, p, spec))
+                         for slot, (spec, _) in enumerate(game.spec_row) if spec is not None]
+            for slot, price, sv in specs:
+                if rprice + price <= coins:
+                    v = rv + sv
                     if v > best[0]:
                         best = (v, (ri, None) if ri is not None else None, slot)
-        del t
         return best
 
     def expand(self, game, p, room, slot) -> None:
@@ -177,9 +183,11 @@ class Bot:
         if slot is not None and game.spec_row[slot][0] is not None and game.spec_price(p, slot) <= p.coins:
             game.hire(p, slot)
 
-    def gather(self, game, p) -> None:
+    def gather(self, game, p, lack: dict[str, int] | None = None) -> None:
+        """`lack`: target()'s, when the caller asked it of the board as it still is."""
         t = game.t
-        lack, _ = self.target(game, p)
+        if lack is None:
+            lack, _ = self.target(game, p)
         gatherable, supply = p.gatherable, game.supply
         ok = [r for r in t["resources"] if r in gatherable and supply[r]]
         if not ok:
@@ -239,10 +247,12 @@ class Bot:
             game.craft(p, max(craftable)[1])
         elif can_expand:
             self.expand(game, p, room, slot)
-        elif self.target(game, p)[1] is None and self.unlock(game, p):
-            pass
         else:
-            self.gather(game, p)
+            lack, mission = self.target(game, p)
+            if mission is not None:
+                self.gather(game, p, lack)  # nothing changed since target(): its answer stands
+            elif not self.unlock(game, p):
+                self.gather(game, p)  # unlock may have spent Treasures: asked again
 
     def offering_worth(self, game, p) -> bool:
         if p.seals <= 0 or p.offering:
