@@ -95,6 +95,10 @@ _interrupted = False  # Ctrl-C came: whatever error it caused on its way (a pool
 
 
 def _on_sigint(signum, frame) -> None:
+    """Ctrl-C: remembered, then raised. The flag is what counts: CPython 3.11 can drop the
+    KeyboardInterrupt a handler raises (seen under load inside a namedtuple's `__new__` while PIL
+    was imported: the command went on and ended 0, as if no Ctrl-C came), and a library may catch
+    it; a command that was interrupted never reports success."""
     global _interrupted
     _interrupted = True
     raise KeyboardInterrupt
@@ -112,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         code = cli.main(args=argv, prog_name="cardgen", standalone_mode=False)
+        if _interrupted:  # Ctrl-C came, but its KeyboardInterrupt was lost on the way (see _on_sigint)
+            _interrupted_exit()
         sys.exit(code if isinstance(code, int) else 0)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

@@ -266,7 +266,9 @@ if __name__ == "__main__":
     if Path("/proc/self/status").exists():
         (MARK.parent / "inherited").write_text(f"SIGINT ignored {sigint_bit('SigIgn')} blocked {sigint_bit('SigBlk')}")
 
-    def ctrl_c():  # once both workers are starting, Ctrl-C as a terminal sends it: to the whole group
+    def ctrl_c():  # once both workers are starting, Ctrl-C as a terminal sends it: to the whole group,
+        # from outside (this thread never takes the signal itself, as a terminal is no thread of ours)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         while len(list(MARK.iterdir())) < 2:
             time.sleep(0.02)
         os.killpg(os.getpgrp(), signal.SIGINT)

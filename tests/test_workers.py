@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import cardgen
-from cardgen.render.workers import WORKER_GC_THRESHOLD, WorkerLost, Workers, start_method
+from cardgen.render.workers import WORKER_GC_THRESHOLD, WorkerLost, Workers, background_thread, start_method
 
 PACKAGE = Path(cardgen.__file__).parent
 ROOT = PACKAGE.parent
@@ -304,3 +304,16 @@ def test_ctrl_c_in_simulate_is_one_line(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert (proc.returncode, err.strip(), out) == (130, "interrupted", "")
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks on Windows")
+def test_cardgens_threads_leave_ctrl_c_to_the_main_thread():
+    """Python handles SIGINT in the main thread only; a thread that could take it made a Ctrl-C
+    while the workers started go unseen (the command ended 0). Every thread cardgen starts blocks
+    it from its first instant, and the starter's own mask is left as it was."""
+    seen = []
+    background_thread(lambda: seen.append(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())), "t").join()
+    assert seen == [True]
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    starting = [path for path in PACKAGE.rglob("*.py") if "threading.Thread(" in path.read_text(encoding="utf-8")]
+    assert starting == [PACKAGE / "render" / "workers.py"]  # only background_thread starts one

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
@@ -34,6 +35,7 @@ def command(ctx, game, version, lang, host, port, no_browser):
     from ..preview.server import PreviewServer
     from ..preview.state import Preview
     from ..preview.watch import watch_sources
+    from ..render.workers import background_thread
 
     project = project_from(ctx)
     check_choices(project, game, version, lang)  # a version that does not exist is not a page to serve
@@ -50,9 +52,8 @@ def command(ctx, game, version, lang, host, port, no_browser):
         server.refresh()
         _report(preview.state, time.perf_counter() - started)
 
-    watcher = threading.Thread(target=watch_sources, daemon=True,
-                               args=(project.root, project.source_paths, on_change, stop, ready))
-    watcher.start()
+    background_thread(watch_sources, "cardgen-watch",
+                      (project.root, project.source_paths, on_change, stop, ready))
     ready.wait(WATCHER_START_SECONDS)
     server.refresh()  # what was saved while the watcher started
     in_lang = f" ({state.lang})" if state.lang else ""
@@ -63,6 +64,12 @@ def command(ctx, game, version, lang, host, port, no_browser):
         import webbrowser
 
         webbrowser.open(server.url)
+    # Ctrl-C is how serve ends, not an interruption: the plain KeyboardInterrupt while it serves,
+    # not the CLI's handler, which marks a command interrupted (exit 130)
+    handler = signal.getsignal(signal.SIGINT)
+    swap = callable(handler) and threading.current_thread() is threading.main_thread()
+    if swap:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
@@ -71,6 +78,8 @@ def command(ctx, game, version, lang, host, port, no_browser):
         stop.set()
         server.stopping.set()
         server.server_close()
+        if swap:
+            signal.signal(signal.SIGINT, handler)
 
 
 def _report(state, seconds: float) -> None:

@@ -171,9 +171,7 @@ class Workers:
             if start_method() == "spawn":
                 _make_processes(pool, self.count)
             else:
-                self._starter = threading.Thread(target=_make_processes, args=(pool, self.count), daemon=True,
-                                                 name="cardgen-workers-start")
-                self._starter.start()
+                self._starter = background_thread(_make_processes, "cardgen-workers-start", (pool, self.count))
         return self
 
     def set_up_here(self) -> None:
@@ -295,6 +293,22 @@ class QuietPool(ProcessPoolExecutor):
     def submit(self, fn, /, *args, **kwargs):
         with _sigint_blocked():
             return super().submit(fn, *args, **kwargs)
+
+
+def background_thread(target: Callable[..., Any], name: str, args: tuple = ()) -> threading.Thread:
+    """Start a daemon thread that never receives SIGINT, so that Ctrl-C always reaches the main thread.
+
+    Python runs signal handlers in the main thread only. The kernel hands a process's SIGINT to
+    any thread not blocking it, and does so to another thread when the main thread is off the
+    CPU on a busy machine: Python then notices it only at the main thread's next check, which a
+    command waiting for its workers and then exiting may never make: Ctrl-C was lost, the command
+    ended 0 (seen under load while the workers started, tests/test_safe_outputs.py). A thread
+    started with SIGINT blocked keeps it blocked (a new thread inherits its starter's mask).
+    """
+    thread = threading.Thread(target=target, args=args, daemon=True, name=name)
+    with _sigint_blocked():
+        thread.start()
+    return thread
 
 
 @contextlib.contextmanager

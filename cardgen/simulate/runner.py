@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from ..data.project import load_project
 from ..data.snapshot import Snapshot
 from ..data.versions import available_versions, load_game, normalise_version, resolve
 from ..errors import InputError
-from ..render.workers import Workers
+from ..render.workers import Workers, background_thread
 from . import stats
 from .stats import Totals
 
@@ -241,7 +240,7 @@ class Runner:
                     # the tasks are queued: while the workers play, this process loads what the figures
                     # need next (not after the last game). In a thread: Ctrl-C interrupts the main
                     # thread only, never an import half done (CPython then ends by SIGINT, not 130)
-                    threading.Thread(target=stats.load_libraries, daemon=True, name="cardgen-stats-import").start()
+                    background_thread(stats.load_libraries, "cardgen-stats-import")
             for (_, start, stop), part in zip(tasks, results):
                 totals.merge(part)
                 if self.progress:
