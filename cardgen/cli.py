@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from . import interrupt
 from .errors import CardgenError
 
 COMMANDS = ["build", "validate", "show", "diff", "export", "calibrate", "simulate", "balance", "table", "serve",
@@ -91,16 +92,12 @@ def _one_line(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
-_interrupted = False  # Ctrl-C came: whatever error it caused on its way (a pool broken meanwhile), it is that
-
-
 def _on_sigint(signum, frame) -> None:
-    """Ctrl-C: remembered, then raised. The flag is what counts: CPython 3.11 can drop the
-    KeyboardInterrupt a handler raises (seen under load inside a namedtuple's `__new__` while PIL
-    was imported: the command went on and ended 0, as if no Ctrl-C came), and a library may catch
-    it; a command that was interrupted never reports success."""
-    global _interrupted
-    _interrupted = True
+    """Ctrl-C: recorded (`interrupt`), then raised. The record is what counts: whatever error
+    Ctrl-C causes on its way out (a pool broken meanwhile) is the interruption, and where the
+    KeyboardInterrupt is lost (cardgen/interrupt.py says how) the stages stop before writing and
+    the command never reports success."""
+    interrupt.note()
     raise KeyboardInterrupt
 
 
@@ -110,13 +107,12 @@ def _interrupted_exit() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    global _interrupted
-    _interrupted = False
+    interrupt.forget()
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where the caller chose its own
         signal.signal(signal.SIGINT, _on_sigint)
     try:
         code = cli.main(args=argv, prog_name="cardgen", standalone_mode=False)
-        if _interrupted:  # Ctrl-C came, but its KeyboardInterrupt was lost on the way (see _on_sigint)
+        if interrupt.came():  # Ctrl-C came, but its KeyboardInterrupt was lost on the way (see _on_sigint)
             _interrupted_exit()
         sys.exit(code if isinstance(code, int) else 0)
     except click.exceptions.Exit as exc:
@@ -128,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(2)
     except CardgenError as exc:
-        if _interrupted:  # e.g. a worker lost while the command stopped: the user's Ctrl-C, not an error
+        if interrupt.came():  # e.g. a worker lost while the command stopped: the user's Ctrl-C, not an error
             _interrupted_exit()
         for line in exc.report_lines():
             click.echo(line, err=True)
@@ -137,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug in cardgen, not in the user's data, unless _one_line knows it
-        if _interrupted:
+        if interrupt.came():
             _interrupted_exit()
         known = _one_line(exc)
         if known is not None and not os.environ.get("CARDGEN_DEBUG"):

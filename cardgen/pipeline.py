@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from . import cache as cache_mod
+from . import interrupt
 from .buildtypes import BuildOptions, BuildResult, Progress, Timing
 from .cardstage import DrawnCards, draw_cards
 from .data.project import Project, check_out_dir
@@ -132,9 +133,11 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, ra
         result.timings.append(Timing("rasterise", planned - started + time.perf_counter() - waited,
                                      f"{len(jobs)} of {len(files)} faces rendered to PDF/PNG, the rest cached"))
         result.cards, result.files, result.rendered = rendered, files, len(jobs)
+        interrupt.check()  # the first output written: none after a Ctrl-C whose interrupt was lost
         with result.timed("export", "SVG and PNG of every face into the output folder"):
             rasteriser.publish(files, out_dir)
 
+        interrupt.check()
         if options.sheets:
             # imported here: the PDF stack loads only when sheets are made
             from .imposition.stage import build_sheets
@@ -144,6 +147,7 @@ def _produce(project, snapshot, rendered, options, progress, out_dir, result, ra
                     one = dataclasses.replace(options, papers=(paper,))
                     with result.timed(f"sheets {paper.upper()}"):
                         result.outputs += build_sheets(project, snapshot, rendered, files, one, out_dir, manifest)
+        interrupt.check()
         if rulebooks is not None:
             with progress.stage("Laying out the rulebook"):
                 result.outputs += rulebooks.finish(files)

@@ -12,7 +12,7 @@ import cardgen
 
 PACKAGE = Path(cardgen.__file__).parent
 LAYERS = [  # bottom to top; a module may import from its own layer and the ones below
-    {"cardgen", "cardgen.errors", "cardgen.atomic", "cardgen.units", "cardgen.cache", "cardgen.buildstamp", "cardgen.builtin",
+    {"cardgen", "cardgen.errors", "cardgen.interrupt", "cardgen.atomic", "cardgen.units", "cardgen.cache", "cardgen.buildstamp", "cardgen.builtin",
      "cardgen.colour", "cardgen.pngmeta", "cardgen.contain", "cardgen.outputs", "cardgen.files", "cardgen.words"},
     {"cardgen.data", "cardgen.i18n"},
     {"cardgen.buildtypes", "cardgen.console"},  # what the stages hand each other (holds a Snapshot)
