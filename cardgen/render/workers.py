@@ -299,11 +299,11 @@ def background_thread(target: Callable[..., Any], name: str, args: tuple = ()) -
     """Start a daemon thread that never receives SIGINT, so that Ctrl-C always reaches the main thread.
 
     Python runs signal handlers in the main thread only. The kernel hands a process's SIGINT to
-    any thread not blocking it, and does so to another thread when the main thread is off the
-    CPU on a busy machine: Python then notices it only at the main thread's next check, which a
-    command waiting for its workers and then exiting may never make: Ctrl-C was lost, the command
-    ended 0 (seen under load while the workers started, tests/test_safe_outputs.py). A thread
-    started with SIGINT blocked keeps it blocked (a new thread inherits its starter's mask).
+    any thread not blocking it, and may pick another thread when the main thread is off the CPU
+    on a busy machine: Python then notices it only at the main thread's next check, which a
+    command blocked waiting for its workers may make late. (The Ctrl-C seen lost under load was
+    another way, an exception CPython dropped: cardgen/interrupt.py.) A thread started with
+    SIGINT blocked keeps it blocked (a new thread inherits its starter's mask).
     """
     thread = threading.Thread(target=target, args=args, daemon=True, name=name)
     with _sigint_blocked():
