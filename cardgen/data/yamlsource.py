@@ -246,6 +246,12 @@ def _position(mark) -> Position:
     return (mark.line + 1, mark.column + 1)
 
 
+_AS_WRITTEN = {
+    "tag:yaml.org,2002:str",  # what the constructor would return, without its bookkeeping (most values are text)
+    "tag:yaml.org,2002:timestamp",  # dates stay as written; we never compute with them
+}
+
+
 class _Builder:
     def __init__(self, file: Path, loader: Any):
         self.file = file
@@ -294,8 +300,8 @@ class _Builder:
         return result
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
-        if node.tag == "tag:yaml.org,2002:timestamp":
-            return node.value  # dates stay as written; we never compute with them
+        if node.tag in _AS_WRITTEN:
+            return node.value
         try:
             value = self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
