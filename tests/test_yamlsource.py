@@ -54,6 +54,17 @@ def test_a_file_is_parsed_once_and_an_edit_is_read_again_at_the_same_size_and_ti
     assert parses == [file, file]
 
 
+def test_the_cache_keeps_the_files_used_last_within_its_bound(tmp_path, parses, monkeypatch):
+    one, two, three = (tmp_path / f"{n}.yml" for n in (1, 2, 3))
+    for n, file in enumerate((one, two, three)):
+        file.write_text(f"# {tmp_path}\nn: {n}\n", encoding="utf-8")
+    monkeypatch.setattr(yamlsource, "CACHE_BYTES", 2 * one.stat().st_size)  # room for two of them
+    for file in (one, two, one, three, one, two):
+        yamlsource.load(file)
+    assert parses == [one, two, three, two]  # three pushed out two, the one used least recently
+    assert yamlsource._parsed_bytes == sum(map(len, yamlsource._parsed)) <= yamlsource.CACHE_BYTES
+
+
 def test_files_with_the_same_bytes_report_their_own_paths(tmp_path, parses):
     text = f"# {tmp_path}\ntitle: Two\nremove: 5\n"
     one, two = tmp_path / "a" / "2.yml", tmp_path / "b" / "2.yml"

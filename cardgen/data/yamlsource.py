@@ -31,7 +31,7 @@ from .readonly import ReadOnlyDict
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000  # after alias expansion
 MAX_DEPTH = 64  # nesting of mappings and lists; real game data is under 10 deep
-CACHE_BYTES = 4_000_000  # the files' bytes the parse cache keeps (the seed games hold 130 kB)
+CACHE_BYTES = 2_000_000  # files' bytes the parse cache keeps, about 20 times that in memory (the seed games: 130 kB)
 
 
 class Loader(yaml.SafeLoader):
