@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages, put_back, seed_rulebook_html, shared_project_copy
+from conftest import ROOT, developer_vocabulary, pdfium_pages, put_back, seed_rulebook_html, shared_project_copy
 from PIL import Image
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -54,8 +54,8 @@ def _rulebook(root: Path, version: str, out: Path, papers=("a4",), project_and_s
 
 
 def _text(pdf: Path) -> list[str]:
-    """Each page's text, whitespace collapsed (`conftest.pdf_pages`: pypdf, once a file)."""
-    return pdf_pages(pdf)
+    """Each page's text, whitespace collapsed (`conftest.pdfium_pages`: pdfium, once a file)."""
+    return pdfium_pages(pdf)
 
 
 def _rules_text(pages: list[str]) -> str:
