@@ -465,8 +465,10 @@ def _pdf_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
 def pdf_pages(pdf: Path) -> list[str]:
     """Each page's text, whitespace collapsed, as pypdf reads it (pypdf breaks lines where the
     layout did), once per session for the same file (its size and modification time in the key):
-    pypdf takes about 2 s of CPU on an 8-page rulebook, and the seed builds' rulebooks are read by
-    several tests and modules."""
+    pypdf takes about 2 s of CPU on an 8-page rulebook, so a rulebook is read with
+    `pdfium_pages`. The designer's notes are read here: pdfium takes their letter-spaced label
+    apart ("D E S I G N E R ' S") and drops the space between two runs of text in different
+    fonts ("This version:reshuffle"), where pypdf reads what the reader sees."""
     return list(_pdf_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
 
 
@@ -484,7 +486,7 @@ def fold_pdfium_text(text: str) -> str:
 
 
 @functools.cache
-def _pdfium_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+def _pdfium_lines(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
     import pypdfium2
 
     doc = pypdfium2.PdfDocument(pdf)
@@ -492,7 +494,7 @@ def _pdfium_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
         texts = []
         for page in doc:
             textpage = page.get_textpage()
-            texts.append(fold_pdfium_text(textpage.get_text_range()))
+            texts.append(textpage.get_text_range().replace("\r\n", "\n"))
             textpage.close()
             page.close()
         return tuple(texts)
@@ -500,14 +502,21 @@ def _pdfium_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
         doc.close()
 
 
+def pdfium_lines(pdf: Path) -> list[str]:
+    """Each page's text as pdfium reads it, its lines kept (pdfium's CR LF read as "\\n"), once per
+    session for the same file (its size and modification time in the key): a tenth of pypdf's
+    CPU. On the seed games' sheets every page's last line (the footer) reads as pypdf's."""
+    return list(_pdfium_lines(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
+
+
 def pdfium_pages(pdf: Path) -> list[str]:
-    """Each page's text as pdfium reads it (`fold_pdfium_text`), once per session for the same
-    file (its size and modification time in the key): a tenth of pypdf's CPU (0.1 s against
-    2 s on an 8-page rulebook). The running text reads as pypdf's; the text inside a card picture
-    or an SVG figure may come in another order or with words joined ("3 Rapier" for "Rapier3",
+    """Each page's text as pdfium reads it, folded (`fold_pdfium_text`), once per session for
+    the same file (`pdfium_lines`): a tenth of pypdf's CPU (0.1 s against 2 s on an 8-page
+    rulebook). The running text reads as pypdf's; the text inside a card picture or an SVG
+    figure may come in another order or with words joined ("3 Rapier" for "Rapier3",
     "TheMine"), and letter-spaced capitals come apart ("D E S I G N E R"), so a test of those
     reads `pdf_pages`."""
-    return list(_pdfium_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
+    return [fold_pdfium_text(text) for text in pdfium_lines(pdf)]
 
 
 class CliResult:

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdfium_pages, put_back, seed_rulebook_html, shared_project_copy
+from conftest import (
+    ROOT,
+    developer_vocabulary,
+    fold_pdfium_text,
+    pdfium_pages,
+    put_back,
+    seed_rulebook_html,
+    shared_project_copy,
+)
 from PIL import Image
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -323,6 +331,16 @@ def test_contents_page_numbers_match_the_pages_of_the_headings(built):
         assert f"· Version 3.1 {number}" in pages[number - 1]  # the footer shows the same number
         checked += 1
     assert checked == 6
+
+
+def test_pdfium_text_is_folded_as_the_readers_expect():
+    """What `conftest.fold_pdfium_text` folds in pdfium's text before a test reads it: its line
+    ends and runs of whitespace, and a contents leader pdfium joins to its title or page number;
+    an ellipsis, a short run of dots and every word are left as they are."""
+    raw = "Contents\r\nOverview ..........2\r\nCard list..........7\r\n1. The  market.... Wait... it ends."
+    assert fold_pdfium_text(raw) == ("Contents Overview .......... 2 Card list .......... 7 "
+                                     "1. The market.... Wait... it ends.")
+    assert fold_pdfium_text("Set-up .......... 3") == "Set-up .......... 3"  # pypdf's reading stays
 
 
 def test_layout_gives_no_weasyprint_warnings(built):
