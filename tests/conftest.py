@@ -465,10 +465,9 @@ def _pdf_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
 def pdf_pages(pdf: Path) -> list[str]:
     """Each page's text, whitespace collapsed, as pypdf reads it (pypdf breaks lines where the
     layout did), once per session for the same file (its size and modification time in the key):
-    pypdf takes about 2 s of CPU on an 8-page rulebook, so a rulebook is read with
-    `pdfium_pages`. The designer's notes are read here: pdfium takes their letter-spaced label
-    apart ("D E S I G N E R ' S") and drops the space between two runs of text in different
-    fonts ("This version:reshuffle"), where pypdf reads what the reader sees."""
+    pypdf takes about 2 s of CPU on an 8-page rulebook, ten times pdfium's, so the seed
+    documents are read with `pdfium_pages` and `pdfium_prose_pages`; this is pypdf's reading,
+    the one theirs were compared with, for a test that needs it."""
     return list(_pdf_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
 
 
@@ -514,9 +513,81 @@ def pdfium_pages(pdf: Path) -> list[str]:
     the same file (`pdfium_lines`): a tenth of pypdf's CPU (0.1 s against 2 s on an 8-page
     rulebook). The running text reads as pypdf's; the text inside a card picture or an SVG
     figure may come in another order or with words joined ("3 Rapier" for "Rapier3",
-    "TheMine"), and letter-spaced capitals come apart ("D E S I G N E R"), so a test of those
-    reads `pdf_pages`."""
+    "TheMine"), and letter-spaced capitals come apart ("D E S I G N E R"): running text without
+    pictures, as the designer's notes, reads as pypdf's through `pdfium_prose_pages`."""
     return [fold_pdfium_text(text) for text in pdfium_lines(pdf)]
+
+
+def _prose_text(textpage) -> str:
+    """A page's text from pdfium's characters, with two of pdfium's guesses at spaces set right
+    for running text laid out by weasyprint (whose spaces between words are characters of their
+    own, which pdfium keeps):
+
+    - a space pdfium makes up between two letters of one run of text less than 0.2 em apart is
+      dropped: that gap is letter-spacing (the notes' "DESIGNER'S NOTES" label, 1.2 pt at 9 pt,
+      reads "D E S I G N E R ' S" in pdfium), not a word break (0.43 em there);
+    - a space is put between two runs of text on one line (a change of font: "This version:"
+      in bold, then the answer) at least 0.1 em apart, where pdfium puts none.
+
+    A card picture or an SVG figure draws its words apart without a space character, at gaps
+    these rules would misread: read such a page with `pdfium_pages`. On every seed game's
+    designer's notes the result, whitespace collapsed, is pypdf's text word for word."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    text = textpage.get_text_range()
+    if len(text) != pdfium_c.FPDFText_CountChars(textpage):
+        raise ValueError("pdfium's text and its characters differ in length")
+    runs = [ctypes.cast(pdfium_c.FPDFText_GetTextObject(textpage, k), ctypes.c_void_p).value
+            for k in range(len(text))]
+
+    def gap(left: int, right: int) -> tuple[float, float, bool]:
+        """The gap between two characters' boxes in em, and whether they share a line."""
+        a, b = pdfium_c.FS_RECTF(), pdfium_c.FS_RECTF()
+        pdfium_c.FPDFText_GetLooseCharBox(textpage, left, a)
+        pdfium_c.FPDFText_GetLooseCharBox(textpage, right, b)
+        em = a.top - a.bottom
+        return ((b.left - a.right) / em if em > 0 else 0.0), em, abs(a.bottom - b.bottom) < 0.2 * em
+
+    out = []
+    for k, char in enumerate(text):
+        inked = char not in " \r\n"
+        if (char == " " and 0 < k < len(text) - 1 and text[k - 1] not in " \r\n" and text[k + 1] not in " \r\n"
+                and runs[k - 1] == runs[k + 1] and pdfium_c.FPDFText_IsGenerated(textpage, k)):
+            apart, em, _ = gap(k - 1, k + 1)
+            if em > 0 and apart < 0.2:
+                continue  # letter-spacing
+        if inked and k and text[k - 1] not in " \r\n" and runs[k] and runs[k - 1] and runs[k] != runs[k - 1]:
+            apart, em, same_line = gap(k - 1, k)
+            if em > 0 and same_line and apart >= 0.1:
+                out.append(" ")  # a word break between two runs
+        out.append(char)
+    return "".join(out)
+
+
+@functools.cache
+def _pdfium_prose(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(pdf)
+    try:
+        texts = []
+        for page in doc:
+            textpage = page.get_textpage()
+            texts.append(fold_pdfium_text(_prose_text(textpage)))
+            textpage.close()
+            page.close()
+        return tuple(texts)
+    finally:
+        doc.close()
+
+
+def pdfium_prose_pages(pdf: Path) -> list[str]:
+    """Each page's text of a document of running text (the designer's notes: no card pictures,
+    no figures) as pdfium reads it, its spaces set right (`_prose_text`) and folded
+    (`fold_pdfium_text`), once per session for the same file: a fifth of pypdf's CPU."""
+    return list(_pdfium_prose(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
 
 
 class CliResult:
