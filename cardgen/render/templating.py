@@ -4,7 +4,8 @@ Templates are looked up in the game's folder first, then in the project's `templ
 then in cardgen's built-in common templates, then in any folder the caller ships (cardgen's own
 diff page). Undefined names fail
 loudly (a typo in a template must not print an empty card), everything is auto-escaped, and
-compiled templates are kept in build/.cache/jinja: compiling is most of a no-op rebuild's
+compiled templates are kept in build/.cache/jinja-sandboxed by what they are compiled from, not
+by where the project lies (`KeptBytecodeCache`): compiling is most of a no-op rebuild's
 template time.
 
 Templates are data, not code: they run in Jinja's sandbox (a template reads data and calls the
@@ -59,9 +60,9 @@ def template_environment(project: Project, game_id: str | None = None, *, fallba
 
 
 def _bytecode_cache(project: Project, places: dict[Path, str]) -> KeptBytecodeCache:
-    # its own folder: code compiled by an older cardgen, which keyed it by file path only, for an
-    # unsandboxed environment must never be loaded here (it would call functions without the
-    # sandbox's checks); the keys now name the environment's kind too (`compiled_as`)
+    # its own folder: code compiled for an unsandboxed environment (an older cardgen's, keyed by
+    # the file's path alone) must never be loaded here, as it would call functions without the
+    # sandbox's checks; the keys name the environment's kind as well now (`compiled_as`)
     folder = project.cache_dir / "jinja-sandboxed"
     folder.mkdir(parents=True, exist_ok=True)
     return KeptBytecodeCache(str(folder), {str(path): place for path, place in places.items()})
@@ -100,7 +101,8 @@ class KeptBytecodeCache(FileSystemBytecodeCache):
         bucket = Bucket(environment, key, self.get_source_checksum(source))
         self.load_bytecode(bucket)
         if bucket.code is not None and bucket.code.co_filename != filename:
-            bucket.code = refiled(bucket.code, filename)
+            # kept as refiled: this copy's next environments (each paper has one) take it as it is
+            bucket.code = _KEPT[self._kept_key(bucket)] = refiled(bucket.code, filename)
         return bucket
 
     def _place(self, name: str, filename: str) -> str | None:
