@@ -130,8 +130,8 @@ def project_copy(tmp_path: Path) -> Path:
 
 def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
     """A copy of the project's sources for one module's tests to share, and what each file
-    holds, for `put_back` after each test: one copy instead of one a test, so its templates are
-    compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
+    holds, for `put_back` after each test: one copy instead of one a test, so what a process
+    keeps by a file's path (icons read and checked, `contain.read_icon`) is made once."""
     from cardgen.data.project import load_project
 
     root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
@@ -165,10 +165,11 @@ def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
 @pytest.fixture
 def seed_copy(_seed_copy_sources) -> Iterator[Path]:
     """`project_copy` shared by the module's tests and put back after each (`shared_project_copy`,
-    `put_back`): each game's templates are compiled once a module instead of once a test (about
-    0.4 s of CPU for a validate of The King's Blade). Not for a test that writes a game's plug-in
-    or a font, whose modules and digests a process keeps by path (`data.plugin.load_plugin`,
-    `render.fonts.fonts_digest`): those take `project_copy`."""
+    `put_back`): one copy a module instead of one a test (compiled templates are kept by what
+    they are compiled from, `render.templating.KeptBytecodeCache`, so every copy loads them).
+    Not for a test that writes a game's plug-in or a font, whose modules and digests a process
+    keeps by path (`data.plugin.load_plugin`, `render.fonts.fonts_digest`): those take
+    `project_copy`."""
     root, files = _seed_copy_sources
     yield root
     put_back(root, files)
