@@ -456,22 +456,6 @@ def poppler(*argv: str | Path) -> str:
     return _poppler(tuple(str(a) for a in argv), files)
 
 
-@functools.cache
-def _pdf_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
-    from pypdf import PdfReader
-
-    return tuple(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
-
-
-def pdf_pages(pdf: Path) -> list[str]:
-    """Each page's text, whitespace collapsed, as pypdf reads it (pypdf breaks lines where the
-    layout did), once per session for the same file (its size and modification time in the key):
-    pypdf takes about 2 s of CPU on an 8-page rulebook, ten times pdfium's, so the seed
-    documents are read with `pdfium_pages` and `pdfium_prose_pages`; this is pypdf's reading,
-    the one theirs were compared with, for a test that needs it."""
-    return list(_pdf_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
-
-
 # A contents line's leader: pdfium reads "Set-up .....3" where pypdf read "Set-up ..... 3"
 CONTENTS_LEADER = re.compile(r" ?(\.{8,}) ?")
 
