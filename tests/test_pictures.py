@@ -45,6 +45,9 @@ def test_a_picture_that_would_read_differently_as_an_image_stays_inline(svg):
     (".legend dt :where(img, svg).icon { width: 7mm }", False),
     (".svg-row, #svg, img { color: red } /* svg.icon */", False),
     ("@page { size: A4 } @font-face { font-family: x }", False),
+    (":is(svg, img).a, svg.b { color: red }", True),  # the element named beside the allowed spelling
+    (r"sv\67 .icon { width: 1em }", True),  # an escape spells it
+    (":IS( img , SVG ).icon { width: 1em }", False),
 ])
 def test_stylesheets_that_select_svg_by_name(css, selects):
     assert selects_svg(css) is selects

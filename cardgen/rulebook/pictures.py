@@ -95,9 +95,19 @@ def as_images(html: str) -> str:
     return "".join(out)
 
 
+# `:is(svg, img)` and its spellings: the one way a stylesheet may name `svg` and still reach a picture
+_BOTH = re.compile(r":(?:is|where)\(\s*(?:svg\s*,\s*img|img\s*,\s*svg)\s*\)", re.IGNORECASE)
+
+
 def selects_svg(css: str) -> bool:
     """Whether a stylesheet selects the `svg` element by name anywhere but in `:is(svg, img)`
-    (`svg.icon`, `.legend svg`): such a rule would miss a picture handed over as an `<img>`."""
+    (`svg.icon`, `.legend svg`): such a rule would miss a picture handed over as an `<img>`.
+
+    A stylesheet without the letters "svg" outside `:is(svg, img)`, nor an escape that could
+    spell them, names no `svg` (every layout asks this of every stylesheet: parsing them took
+    half of `for_weasyprint`); only the others are parsed."""
+    if "\\" not in css and "svg" not in _BOTH.sub("", css).lower():
+        return False
     return any(_names_svg(rule) for rule in tinycss2.parse_stylesheet(css, skip_comments=True,
                                                                        skip_whitespace=True))
 
