@@ -36,6 +36,7 @@ _SVG_TAG = re.compile(r"<(/?)svg\b(?:\"[^\"]*\"|'[^']*'|[^'\">])*?(/?)>", re.IGN
 _URL_REF = re.compile(r"""(?:href\s*=\s*["']|url\(\s*["']?)\s*([^"')\s]*)""", re.IGNORECASE)
 _OWN_URL = ("#", "data:", "cardgen-face:")  # what resolves the same inside an image: fragments, inline data, faces
 _KEPT = ("class", "style", "id")  # the outer <svg>'s attributes the image box keeps (the CSS reads them)
+SVG_DATA = "data:image/svg+xml;base64,"  # a picture's URL, before its SVG in base64 (`fetch.ProjectFetcher` reads it)
 
 
 def for_weasyprint(html: str, base_url: str, fetcher) -> str:
@@ -152,7 +153,7 @@ def _image(svg: str) -> str | None:
         return None  # an inline <svg>'s width and height are CSS declarations below every rule; an <img>'s are not
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     kept = "".join(f' {name}="{_attribute(root.get(name, ""))}"' for name in _KEPT if name in root.attrib)
-    return f'<img{kept} src="data:image/svg+xml;base64,{data}">'
+    return f'<img{kept} src="{SVG_DATA}{data}">'
 
 
 def _attribute(value: str) -> str:
