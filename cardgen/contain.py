@@ -34,8 +34,9 @@ def resolved(path: Path) -> Path:
 
 
 def is_inside(root: Path, path: Path) -> bool:
-    root, path = resolved(root), resolved(path)
-    return path == root or root in path.parents
+    # both resolved, so comparing names is enough (and `root in path.parents` walked the
+    # parents one Path at a time)
+    return resolved(path).is_relative_to(resolved(root))
 
 
 def inside(root: Path, relative: str, what: str, loc: Loc | None = None, suffix: str = "") -> Path:

@@ -140,7 +140,7 @@ def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
 def put_back(root: Path, files: dict[Path, bytes]) -> None:
     """The copy as `shared_project_copy` made it: what a test added (files, links, folders)
     removed, files it changed, deleted or replaced by a link written again."""
-    folders = {parent for path in files for parent in path.parents if root in parent.parents or parent == root}
+    folders = {parent for path in files for parent in path.parents if parent.is_relative_to(root)}
     for path in sorted(root.rglob("*"), reverse=True):  # a folder's contents before the folder
         if path.is_symlink():  # added, or put in place of a file: writing below would go through it
             path.unlink()

@@ -48,6 +48,28 @@ def test_wilson_interval_known_values():
     assert stats.wilson(0, 0) is None
 
 
+def test_holm_gives_statsmodels_figures():
+    """`stats.holm` (written out: statsmodels' collects garbage on every call) rejects and adjusts
+    as statsmodels' multipletests(method="holm") does: random families, ties, p-values exactly at a
+    step's threshold (alpha over the tests left) and near 1."""
+    import random
+
+    from statsmodels.stats.multitest import multipletests
+
+    rng = random.Random(26)
+    families = [[0.05 / 3, 0.05 / 2, 0.05], [0.01, 0.01, 0.2, 0.0125], [0.9, 0.8, 0.95], [0.001], [0.5]]
+    families += [[rng.choice([rng.random(), rng.random() / 50, 0.01]) for _ in range(rng.randint(1, 12))]
+                 for _ in range(300)]
+    decided = set()
+    for family in families:
+        reject, adjusted, _, _ = multipletests(family, alpha=0.05, method="holm")
+        assert stats.holm(family, 0.05) == ([bool(r) for r in reject], [float(p) for p in adjusted]), family
+        decided |= set(reject)
+    assert decided == {True, False}
+    assert stats.holm([0.05 / 3, 0.05 / 2, 0.05], 0.05)[0] == [True, True, True]  # each at its threshold
+    assert stats.holm([0.01, 0.04, 0.03], 0.05) == ([True, False, False], [0.03, 0.06, 0.06])
+
+
 def test_distribution_percentiles():
     d = stats.distribution(Counter({10: 1, 20: 8, 30: 1}))
     assert (d["n"], d["mean"], d["p10"], d["p50"], d["p90"]) == (10, 20.0, 10, 20, 20)

@@ -58,7 +58,7 @@ class ProjectFetcher(URLFetcher):
             raise RefusedURL(url, "remote and non-file URLs are never fetched; "
                                   "put the file in the project and refer to it by a relative path")
         path = Path(os.path.realpath(unquote(urlsplit(url).path)))
-        if not any(path == root or root in path.parents for root in self.allowed):
+        if not any(path.is_relative_to(root) for root in self.allowed):
             raise RefusedURL(url, f"outside the project (allowed: {', '.join(map(str, self.allowed))})")
         if not path.is_file():
             raise RefusedURL(url, "no such file")
