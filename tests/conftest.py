@@ -456,17 +456,19 @@ def poppler(*argv: str | Path) -> str:
     return _poppler(tuple(str(a) for a in argv), files)
 
 
-# A contents line's leader: pdfium reads "Set-up .....3" where pypdf read "Set-up ..... 3"
-CONTENTS_LEADER = re.compile(r" ?(\.{8,}) ?")
+# A contents line's leader, eight dots or more, spaced (the rulebooks' `leader(". ")`: pdfium reads
+# "Overview. . . . 2") or not ("Set-up .....3")
+CONTENTS_LEADER = re.compile(r" ?(\.(?: ?\.){7,}) ?")
 
 
 def fold_pdfium_text(text: str) -> str:
     """pdfium's text of a page as the rulebook tests read a page: whitespace collapsed (pdfium
-    ends each line with CR LF) and a contents leader (a run of eight dots or more) set apart by
-    one space on each side, as pypdf reads it: pdfium joins the leader to the title before it or
-    the page number after it when the dots' spacing leaves no gap ("Card list.....7"). Nothing
-    else is folded: the words, their order and a run of fewer dots are pdfium's."""
-    return CONTENTS_LEADER.sub(r" \1 ", " ".join(text.split()))
+    ends each line with CR LF) and a contents leader (a run of eight dots or more, spaced or
+    not) read as its dots without spaces, set apart by one space on each side: pdfium joins the
+    leader to the title before it or the page number after it where the dots' spacing leaves no
+    gap ("Overview. . . . 2", "Card list.....7"). Nothing else is folded: the words, their order
+    and a run of fewer dots are pdfium's."""
+    return CONTENTS_LEADER.sub(lambda m: f" {m.group(1).replace(' ', '')} ", " ".join(text.split()))
 
 
 @functools.cache

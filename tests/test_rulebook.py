@@ -332,6 +332,8 @@ def test_pdfium_text_is_folded_as_the_readers_expect():
     assert fold_pdfium_text(raw) == ("Contents Overview .......... 2 Card list .......... 7 "
                                      "1. The market.... Wait... it ends.")
     assert fold_pdfium_text("Set-up .......... 3") == "Set-up .......... 3"  # pypdf's reading stays
+    spaced = "Overview. . . . . . . . . 2\r\nObjective . . . . . . . . . 2\r\nEnd . . . of it. . . 3"
+    assert fold_pdfium_text(spaced) == "Overview ......... 2 Objective ......... 2 End . . . of it. . . 3"
 
 
 def test_layout_gives_no_weasyprint_warnings(built):
