@@ -19,6 +19,7 @@ from ..buildtypes import Face, RenderedSet
 from ..colour import blend, contrast_ratio
 from ..data.snapshot import Snapshot
 from ..errors import Finding, Loc
+from ..render.cards import face_digest
 from ..render.fonts import FontSet
 from .geometry import Box, Shape, read_shapes
 
@@ -48,6 +49,32 @@ def preflight(snapshot: Snapshot, rendered: RenderedSet, fonts: FontSet) -> list
 
 def check_face(face: Face, bleed: float, fonts: FontSet, *, card: str, loc: Loc | None = None,
                back: bool = False) -> list[Finding]:
+    return [Finding("warning", code, message, loc, card) for code, message in _messages(face, bleed, fonts, back)]
+
+
+def _messages(face: Face, bleed: float, fonts: FontSet, back: bool) -> tuple[tuple[str, str], ...]:
+    """What the preflight says of a face: a function of its SVG, size, shape, bleed and font
+    faces (their metrics are kept per face for the process, `fonts._metrics`), so kept per
+    process. `cardgen serve` redraws every face after an edit to a template, the rules or
+    game.yml, and most come out the same SVG; `validate` and the exports draw a version's
+    faces again in one process; none of them is read back again."""
+    key = (face_digest(face.svg), face.width_mm, face.height_mm,
+           face.shape, bleed, fonts.faces, back)
+    found = _CHECKED.get(key)
+    if found is None:
+        found = _judge(face, bleed, fonts, back)
+        if len(_CHECKED) >= CHECKED_KEPT:
+            del _CHECKED[next(iter(_CHECKED))]  # the oldest
+        _CHECKED[key] = found
+    return found
+
+
+CHECKED_KEPT = 4096  # faces whose findings are kept (the seed games have about 470)
+_CHECKED: dict[tuple, tuple[tuple[str, str], ...]] = {}
+
+
+def _judge(face: Face, bleed: float, fonts: FontSet, back: bool) -> tuple[tuple[str, str], ...]:
+    """Every finding's (code, message) for one face, each once, in the order found."""
     trim = _Trim(face.width_mm - 2 * bleed, face.height_mm - 2 * bleed, bleed, face.shape)
     shapes = read_shapes(face.svg, fonts)
     messages: list[tuple[str, str]] = []
@@ -61,13 +88,7 @@ def check_face(face: Face, bleed: float, fonts: FontSet, *, card: str, loc: Loc 
         backgrounds = _backgrounds(t, shapes)
         messages += [("preflight-overlap", m) for m in _overlaps(t, shapes, backgrounds)]
         messages += [("preflight-contrast", m) for m in _contrast(t, backgrounds)]
-    seen = set()
-    findings = []
-    for code, message in messages:
-        if (code, message) not in seen:
-            seen.add((code, message))
-            findings.append(Finding("warning", code, message, loc, card))
-    return findings
+    return tuple(dict.fromkeys(messages))
 
 
 class _Trim:
