@@ -7,12 +7,11 @@ import functools
 import io
 import itertools
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages, put_back, seed_rulebook_html, shared_project_copy
+from conftest import ROOT, developer_vocabulary, pdf_pages, seed_rulebook_html
 from PIL import Image
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -417,22 +416,9 @@ def test_anatomy_callouts_point_at_the_parts_of_the_real_card(built, html31):
 
 
 @pytest.fixture(scope="module")
-def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
-    return shared_project_copy(tmp_path_factory)
-
-
-@pytest.fixture
-def seed_copy(_seed_copy_sources) -> Iterator[Path]:
-    """A copy of the seed project's sources that a test may break, shared by the module's tests
-    and put back after each (`conftest.shared_project_copy`)."""
-    root, files = _seed_copy_sources
-    yield root
-    put_back(root, files)
-
-
-@pytest.fixture(scope="module")
 def seed_copy_faces(_seed_copy_sources):
-    """3.1's card faces drawn once from `seed_copy`'s data, for the tests that change only the
+    """3.1's card faces drawn once from `seed_copy`'s data (conftest's copy of the seed project,
+    shared by the module's tests and put back after each), for the tests that change only the
     rulebook's template (its cards are then the ones drawn here)."""
     project, snapshot = _snapshot(_seed_copy_sources[0], "3.1")
     return draw_cards(project, snapshot, checks=False).faces()
