@@ -53,12 +53,13 @@ class FaceNotes:
 
 
 class CardRenderer:
-    def __init__(self, project: Project, snapshot: Snapshot):
+    def __init__(self, project: Project, snapshot: Snapshot, icons: contain.Icons | None = None):
         self.project = project
         self.snapshot = snapshot
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
-        self.icons = contain.Icons(project.icons_dir)  # read once for all the faces this renderer draws
+        # read once for all the faces this renderer draws (and the data checks before them: `icons`)
+        self.icons = icons or contain.Icons(project.icons_dir)
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}

@@ -207,16 +207,23 @@ def layout_to_svg(
 def _text_element(
     spans: list[Span], x: float, baseline: float, size: float, family: str, fill: str
 ) -> str:
+    y = decimal(baseline)
     tspans = "".join(
-        f'<tspan x="{decimal(x + span.x)}" y="{decimal(baseline)}"'
+        f'<tspan x="{decimal(x + span.x)}" y="{y}"'
         f' font-weight="{"bold" if span.bold else "normal"}"'
-        f' font-style="{"italic" if span.italic else "normal"}">{escape(span.text)}</tspan>'
+        f' font-style="{"italic" if span.italic else "normal"}">{_escaped(span.text)}</tspan>'
         for span in spans
     )
     return (
-        f'<text xml:space="preserve" font-family={quoteattr(family)} font-size="{decimal(size)}"'
-        f" fill={quoteattr(fill)}>{tspans}</text>"
+        f'<text xml:space="preserve" font-family={_quoted(family)} font-size="{decimal(size)}"'
+        f" fill={_quoted(fill)}>{tspans}</text>"
     )
+
+
+# a build writes the same words (a card type's labels, an effect's sentence) and the same few
+# families and colours on many cards: each escaped once per process
+_escaped = functools.lru_cache(maxsize=4096)(escape)
+_quoted = functools.lru_cache(maxsize=256)(quoteattr)
 
 
 
