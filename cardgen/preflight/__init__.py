@@ -31,6 +31,7 @@ SMALL_TEXT_MM = 6.35  # 18 pt: WCAG's large text starts here
 MIN_CONTRAST_SMALL = 4.5
 MIN_CONTRAST_LARGE = 3.0
 EPS = 0.01
+FAR_MM = CLEAR_MM + 0.1  # an element whose box is this far from a text's needs no closer look
 
 
 def preflight(snapshot: Snapshot, rendered: RenderedSet, fonts: FontSet) -> list[Finding]:
@@ -153,9 +154,12 @@ def _overlaps(t: Shape, shapes: list[Shape], backgrounds: list[str]) -> list[str
     around = (t.box[0] - CLEAR_MM, t.box[1] - CLEAR_MM, t.box[2] + CLEAR_MM, t.box[3] + CLEAR_MM)
     hidden_below = max((s.order for s in shapes[:t.order] if s.kind in ("rect", "circle") and s.fill
                         and s.opacity >= 0.99 and _covers(s, around)), default=-1)
+    x0, y0, x1, y1 = t.box
     for s in shapes:
         if s is t or s.opacity < FAINT or s.order < hidden_below:
             continue  # faint art, or covered around the text by what the text is printed on
+        if max(s.box[0] - x1, x0 - s.box[2], s.box[1] - y1, y0 - s.box[3]) > FAR_MM:
+            continue  # its box lies well clear of the text's: so does what it paints (`_gap`)
         if s.order < t.order and s.fill in ground and not s.stroke and s.kind in ("rect", "circle"):
             continue  # painted under the text in the colour it stands on: no edge to see
         gap = _gap(t.box, s)
