@@ -24,6 +24,7 @@ from babel import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
 
 from ..errors import Finding, Loc
+from .readonly import ReadOnlyDict
 
 
 def source_plural(lang: str) -> Callable[[int], int]:
@@ -41,27 +42,8 @@ def _plural_rule(expression: str) -> Callable[[int], int]:
     return _gettext.c2py(expression)
 
 
-class _ReadOnly(dict):
-    """A dict nobody may change (a Translation's tables), which still pickles and copies (a
-    snapshot goes to worker processes and is deep-copied)."""
-
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("a Translation is read-only")
-
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self):
-        return _ReadOnly, (dict(self),)
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-
 def _frozen(mapping: Mapping) -> Mapping:
-    return _ReadOnly(mapping)
+    return ReadOnlyDict(mapping)
 
 
 @dataclass(frozen=True)
@@ -75,10 +57,10 @@ class Translation:
     lang: str
     source_lang: str
     domains: frozenset[str]
-    messages: Mapping[str, tuple[str, ...]] = field(default_factory=_ReadOnly)
-    plurals: Mapping[str, str] = field(default_factory=_ReadOnly)  # msgid -> Plural-Forms
-    origins: Mapping[str, Loc] = field(default_factory=_ReadOnly)  # msgid -> catalog entry
-    missing: Mapping[str, Loc | None] = field(default_factory=_ReadOnly)
+    messages: Mapping[str, tuple[str, ...]] = field(default_factory=ReadOnlyDict)
+    plurals: Mapping[str, str] = field(default_factory=ReadOnlyDict)  # msgid -> Plural-Forms
+    origins: Mapping[str, Loc] = field(default_factory=ReadOnlyDict)  # msgid -> catalog entry
+    missing: Mapping[str, Loc | None] = field(default_factory=ReadOnlyDict)
 
     @property
     def is_source(self) -> bool:

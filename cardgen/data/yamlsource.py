@@ -4,12 +4,21 @@ PyYAML's composer gives nodes with marks; we build plain Python data from them o
 (1) every path in the data maps to a file:line:column for error messages, (2) duplicate keys are
 errors instead of silently overwritten, and (3) alias expansion is bounded (a "billion laughs"
 file stops with an error instead of eating memory). Input size is bounded before parsing.
+
+Each file's bytes are parsed once per process (`load` keeps the parse by content): resolving a
+version reads its whole chain (3.1 -> 3 -> 2 -> 1), and build, validate, diff and every refresh
+of `cardgen serve` resolve again, so after an edit only the edited file is parsed again. Each
+load hands out its own copy of the data (callers change it: version names, merges); the
+locations and raw scalars it shares are read-only.
 """
 
 from __future__ import annotations
 
 import datetime
+import marshal
 import re
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,10 +26,12 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, Loc
+from .readonly import ReadOnlyDict
 
 MAX_FILE_BYTES = 1_000_000
 MAX_NODES = 200_000  # after alias expansion
 MAX_DEPTH = 64  # nesting of mappings and lists; real game data is under 10 deep
+CACHE_BYTES = 2_000_000  # files' bytes the parse cache keeps, about 20 times that in memory (the seed games: 130 kB)
 
 
 class Loader(yaml.SafeLoader):
@@ -64,26 +75,53 @@ else:  # PyYAML built without libyaml: the pure-Python parser, same results
 Path_ = tuple  # a path into the data: keys and list indexes
 
 
+Position = tuple[int, int]  # 1-based line and column
+
+
 @dataclass
 class YamlDocument:
-    """Plain data from one YAML file plus the location of every value (by path)."""
+    """Plain data from one YAML file plus the position of every value (by path)."""
 
     file: Path
     data: Any
-    locations: dict[tuple, Loc] = field(default_factory=dict)
-    raw: dict[tuple, str] = field(default_factory=dict)  # scalars as written (so `3.10` stays "3.10")
+    positions: Mapping[tuple, Position] = field(default_factory=dict)  # path -> (line, column); "__key__": its key
+    raw: Mapping[tuple, str] = field(default_factory=dict)  # scalars as written (so `3.10` stays "3.10")
 
     def loc(self, *path: Any) -> Loc:
         """The location of `path`, or of its nearest located ancestor."""
         path = tuple(path)
         while path:
-            if path in self.locations:
-                return self.locations[path]
+            found = self.positions.get(path)
+            if found is not None:
+                return Loc(self.file, *found)
             path = path[:-1]
-        return self.locations.get((), Loc(self.file, 1, 1))
+        return Loc(self.file, *self.positions.get((), (1, 1)))
+
+    @property
+    def locations(self) -> dict[tuple, Loc]:
+        """Every path's location in this file."""
+        return {path: Loc(self.file, *found) for path, found in self.positions.items()}
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One file's parse, whatever its name: the data marshalled (each load unmarshals a copy of
+    its own, far cheaper than parsing) and the read-only positions and raw scalars."""
+
+    data: bytes
+    positions: Mapping[tuple, Position]
+    raw: Mapping[tuple, str]
+
+
+_parsed: dict[bytes, _Parsed] = {}  # by the file's bytes, least recently used first
+_parsed_bytes = 0  # the sum of the keys' lengths
+_parsed_lock = threading.Lock()  # serve refreshes in its own thread
 
 
 def load(file: Path) -> YamlDocument:
+    """The file's document. A file whose bytes were parsed before in this process is not parsed
+    again: the key is the bytes themselves, so an edit is always seen (whatever the file's size
+    and time), and a file with another's bytes still reports its own path."""
     file = Path(file)
     try:
         raw = file.read_bytes()
@@ -96,12 +134,35 @@ def load(file: Path) -> YamlDocument:
             f"file is {len(raw):,} bytes; expected at most {MAX_FILE_BYTES:,} (split the data into smaller files)",
             Loc(file, 1, 1),
         )
-    text = _decode(raw, file)
+    with _parsed_lock:
+        known = _parsed.pop(raw, None)
+        if known is not None:
+            _parsed[raw] = known  # now the most recently used
+    if known is not None:
+        return YamlDocument(file, marshal.loads(known.data), known.positions, known.raw)
+    doc = _load_text(_decode(raw, file), file)  # errors are not kept: each names its own file
+    _keep(raw, _Parsed(marshal.dumps(doc.data), doc.positions, doc.raw))
+    return doc
+
+
+def _load_text(text: str, file: Path) -> YamlDocument:
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
         raise InputError("file is empty; expected a YAML mapping", Loc(file, 1, 1))
     return parse(text, file)
+
+
+def _keep(raw: bytes, parsed: _Parsed) -> None:
+    global _parsed_bytes
+    with _parsed_lock:
+        if raw not in _parsed:
+            _parsed_bytes += len(raw)
+        _parsed[raw] = parsed
+        while _parsed_bytes > CACHE_BYTES and len(_parsed) > 1:
+            oldest = next(iter(_parsed))
+            _parsed_bytes -= len(oldest)
+            del _parsed[oldest]
 
 
 def parse(text: str, file: Path) -> YamlDocument:
@@ -125,7 +186,7 @@ def parse(text: str, file: Path) -> YamlDocument:
         raise InputError(
             f"expected a mapping at the top level, found {type_name(data)}", _loc(file, node.start_mark)
         )
-    return YamlDocument(file, data, builder.locations, builder.raw)
+    return YamlDocument(file, data, ReadOnlyDict(builder.positions), ReadOnlyDict(builder.raw))
 
 
 def _check_depth(text: str, file: Path) -> None:
@@ -176,16 +237,26 @@ def _decode(raw: bytes, file: Path) -> str:
 
 
 def _loc(file: Path, mark) -> Loc:
+    return Loc(file, *_position(mark))
+
+
+def _position(mark) -> Position:
     if mark is None:
-        return Loc(file, 1, 1)
-    return Loc(file, mark.line + 1, mark.column + 1)
+        return (1, 1)
+    return (mark.line + 1, mark.column + 1)
+
+
+_AS_WRITTEN = {
+    "tag:yaml.org,2002:str",  # what the constructor would return, without its bookkeeping (most values are text)
+    "tag:yaml.org,2002:timestamp",  # dates stay as written; we never compute with them
+}
 
 
 class _Builder:
     def __init__(self, file: Path, loader: Any):
         self.file = file
         self.loader = loader
-        self.locations: dict[tuple, Loc] = {}
+        self.positions: dict[tuple, Position] = {}
         self.raw: dict[tuple, str] = {}
         self.count = 0
 
@@ -196,7 +267,7 @@ class _Builder:
                 f"document expands to more than {MAX_NODES:,} values (too many or nested aliases)",
                 _loc(self.file, node.start_mark),
             )
-        self.locations.setdefault(path, _loc(self.file, node.start_mark))
+        self.positions.setdefault(path, _position(node.start_mark))
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
@@ -211,7 +282,7 @@ class _Builder:
         except yaml.MarkedYAMLError as exc:
             raise InputError(f"YAML error: {exc.problem}", _loc(self.file, exc.problem_mark)) from None
         result: dict = {}
-        seen: dict[Any, Loc] = {}
+        seen: dict[Any, Position] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise InputError("expected a plain key", _loc(self.file, key_node.start_mark))
@@ -219,18 +290,18 @@ class _Builder:
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 raise InputError("expected a plain key", _loc(self.file, key_node.start_mark))
             key = str(key) if not isinstance(key, str) else key
-            key_loc = _loc(self.file, key_node.start_mark)
+            key_at = _position(key_node.start_mark)
             if key in seen and not getattr(key_node, "_merged", False):
-                raise InputError(f"duplicate key '{key}' (first at line {seen[key].line})", key_loc)
-            seen[key] = key_loc
+                raise InputError(f"duplicate key '{key}' (first at line {seen[key][0]})", Loc(self.file, *key_at))
+            seen[key] = key_at
             result[key] = self.build(value_node, path + (key,))
             # errors about a key point at the key, errors about a value at the value
-            self.locations[path + (key, "__key__")] = key_loc
+            self.positions[path + (key, "__key__")] = key_at
         return result
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
-        if node.tag == "tag:yaml.org,2002:timestamp":
-            return node.value  # dates stay as written; we never compute with them
+        if node.tag in _AS_WRITTEN:
+            return node.value
         try:
             value = self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
