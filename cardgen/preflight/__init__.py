@@ -65,7 +65,7 @@ def _messages(face: Face, bleed: float, fonts: FontSet, back: bool) -> tuple[tup
     if found is None:
         found = _judge(face, bleed, fonts, back)
         if len(_CHECKED) >= CHECKED_KEPT:
-            del _CHECKED[next(iter(_CHECKED))]  # the oldest
+            _CHECKED.clear()  # start again (no iterating: `cardgen serve` has threads)
         _CHECKED[key] = found
     return found
 
