@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -129,8 +130,8 @@ def project_copy(tmp_path: Path) -> Path:
 
 def shared_project_copy(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
     """A copy of the project's sources for one module's tests to share, and what each file
-    holds, for `put_back` after each test: one copy instead of one a test, so its templates are
-    compiled once (Jinja's bytecode cache is keyed by the template file's path)."""
+    holds, for `put_back` after each test: one copy instead of one a test, so what a process
+    keeps by a file's path (icons read and checked, `contain.read_icon`) is made once."""
     from cardgen.data.project import load_project
 
     root = load_project(ROOT).copy_sources(tmp_path_factory.mktemp("shared-copy") / "project").root
@@ -164,10 +165,11 @@ def _seed_copy_sources(tmp_path_factory) -> tuple[Path, dict[Path, bytes]]:
 @pytest.fixture
 def seed_copy(_seed_copy_sources) -> Iterator[Path]:
     """`project_copy` shared by the module's tests and put back after each (`shared_project_copy`,
-    `put_back`): each game's templates are compiled once a module instead of once a test (about
-    0.4 s of CPU for a validate of The King's Blade). Not for a test that writes a game's plug-in
-    or a font, whose modules and digests a process keeps by path (`data.plugin.load_plugin`,
-    `render.fonts.fonts_digest`): those take `project_copy`."""
+    `put_back`): one copy a module instead of one a test (compiled templates are kept by what
+    they are compiled from, `render.templating.KeptBytecodeCache`, so every copy loads them).
+    Not for a test that writes a game's plug-in or a font, whose modules and digests a process
+    keeps by path (`data.plugin.load_plugin`, `render.fonts.fonts_digest`): those take
+    `project_copy`."""
     root, files = _seed_copy_sources
     yield root
     put_back(root, files)
@@ -454,19 +456,123 @@ def poppler(*argv: str | Path) -> str:
     return _poppler(tuple(str(a) for a in argv), files)
 
 
+# A contents line's leader: pdfium reads "Set-up .....3" where pypdf read "Set-up ..... 3"
+CONTENTS_LEADER = re.compile(r" ?(\.{8,}) ?")
+
+
+def fold_pdfium_text(text: str) -> str:
+    """pdfium's text of a page as the rulebook tests read a page: whitespace collapsed (pdfium
+    ends each line with CR LF) and a contents leader (a run of eight dots or more) set apart by
+    one space on each side, as pypdf reads it: pdfium joins the leader to the title before it or
+    the page number after it when the dots' spacing leaves no gap ("Card list.....7"). Nothing
+    else is folded: the words, their order and a run of fewer dots are pdfium's."""
+    return CONTENTS_LEADER.sub(r" \1 ", " ".join(text.split()))
+
+
 @functools.cache
-def _pdf_pages(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
-    from pypdf import PdfReader
+def _pdfium_lines(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    import pypdfium2
 
-    return tuple(" ".join(page.extract_text().split()) for page in PdfReader(pdf).pages)
+    doc = pypdfium2.PdfDocument(pdf)
+    try:
+        texts = []
+        for page in doc:
+            textpage = page.get_textpage()
+            texts.append(textpage.get_text_range().replace("\r\n", "\n"))
+            textpage.close()
+            page.close()
+        return tuple(texts)
+    finally:
+        doc.close()
 
 
-def pdf_pages(pdf: Path) -> list[str]:
-    """Each page's text, whitespace collapsed, as pypdf reads it (pypdf breaks lines where the
-    layout did), once per session for the same file (its size and modification time in the key):
-    pypdf takes about 2 s of CPU on an 8-page rulebook, and the seed builds' rulebooks are read by
-    several tests and modules."""
-    return list(_pdf_pages(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
+def pdfium_lines(pdf: Path) -> list[str]:
+    """Each page's text as pdfium reads it, its lines kept (pdfium's CR LF read as "\\n"), once per
+    session for the same file (its size and modification time in the key): a tenth of pypdf's
+    CPU. On the seed games' sheets every page's last line (the footer) reads as pypdf's."""
+    return list(_pdfium_lines(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
+
+
+def pdfium_pages(pdf: Path) -> list[str]:
+    """Each page's text as pdfium reads it, folded (`fold_pdfium_text`), once per session for
+    the same file (`pdfium_lines`): a tenth of pypdf's CPU (0.1 s against 2 s on an 8-page
+    rulebook). The running text reads as pypdf's; the text inside a card picture or an SVG
+    figure may come in another order or with words joined ("3 Rapier" for "Rapier3",
+    "TheMine"), and letter-spaced capitals come apart ("D E S I G N E R"): running text without
+    pictures, as the designer's notes, reads as pypdf's through `pdfium_prose_pages`."""
+    return [fold_pdfium_text(text) for text in pdfium_lines(pdf)]
+
+
+def _prose_text(textpage) -> str:
+    """A page's text from pdfium's characters, with two of pdfium's guesses at spaces set right
+    for running text laid out by weasyprint (whose spaces between words are characters of their
+    own, which pdfium keeps):
+
+    - a space pdfium makes up between two letters of one run of text less than 0.2 em apart is
+      dropped: that gap is letter-spacing (the notes' "DESIGNER'S NOTES" label, 1.2 pt at 9 pt,
+      reads "D E S I G N E R ' S" in pdfium), not a word break (0.43 em there);
+    - a space is put between two runs of text on one line (a change of font: "This version:"
+      in bold, then the answer) at least 0.1 em apart, where pdfium puts none.
+
+    A card picture or an SVG figure draws its words apart without a space character, at gaps
+    these rules would misread: read such a page with `pdfium_pages`. On every seed game's
+    designer's notes the result, whitespace collapsed, is pypdf's text word for word."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    text = textpage.get_text_range()
+    if len(text) != pdfium_c.FPDFText_CountChars(textpage):
+        raise ValueError("pdfium's text and its characters differ in length")
+    runs = [ctypes.cast(pdfium_c.FPDFText_GetTextObject(textpage, k), ctypes.c_void_p).value
+            for k in range(len(text))]
+
+    def gap(left: int, right: int) -> tuple[float, float, bool]:
+        """The gap between two characters' boxes in em, and whether they share a line."""
+        a, b = pdfium_c.FS_RECTF(), pdfium_c.FS_RECTF()
+        pdfium_c.FPDFText_GetLooseCharBox(textpage, left, a)
+        pdfium_c.FPDFText_GetLooseCharBox(textpage, right, b)
+        em = a.top - a.bottom
+        return ((b.left - a.right) / em if em > 0 else 0.0), em, abs(a.bottom - b.bottom) < 0.2 * em
+
+    out = []
+    for k, char in enumerate(text):
+        inked = char not in " \r\n"
+        if (char == " " and 0 < k < len(text) - 1 and text[k - 1] not in " \r\n" and text[k + 1] not in " \r\n"
+                and runs[k - 1] == runs[k + 1] and pdfium_c.FPDFText_IsGenerated(textpage, k)):
+            apart, em, _ = gap(k - 1, k + 1)
+            if em > 0 and apart < 0.2:
+                continue  # letter-spacing
+        if inked and k and text[k - 1] not in " \r\n" and runs[k] and runs[k - 1] and runs[k] != runs[k - 1]:
+            apart, em, same_line = gap(k - 1, k)
+            if em > 0 and same_line and apart >= 0.1:
+                out.append(" ")  # a word break between two runs
+        out.append(char)
+    return "".join(out)
+
+
+@functools.cache
+def _pdfium_prose(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(pdf)
+    try:
+        texts = []
+        for page in doc:
+            textpage = page.get_textpage()
+            texts.append(fold_pdfium_text(_prose_text(textpage)))
+            textpage.close()
+            page.close()
+        return tuple(texts)
+    finally:
+        doc.close()
+
+
+def pdfium_prose_pages(pdf: Path) -> list[str]:
+    """Each page's text of a document of running text (the designer's notes: no card pictures,
+    no figures) as pdfium reads it, its spaces set right (`_prose_text`) and folded
+    (`fold_pdfium_text`), once per session for the same file: a fifth of pypdf's CPU."""
+    return list(_pdfium_prose(str(pdf), (pdf.stat().st_size, pdf.stat().st_mtime_ns)))
 
 
 class CliResult:
@@ -495,7 +601,6 @@ def cli(capsys, monkeypatch):
 
 # --- what a players' rulebook must not say --------------------------------------------------------
 
-import re  # noqa: E402
 
 DEVELOPER_WORDS = re.compile(
     r"\b(seed|seeds|data|plug-?ins?|validator|validate|authoring|playtest\w*|template|yaml|json|"

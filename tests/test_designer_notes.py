@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, pdf_pages
+from conftest import ROOT, pdfium_prose_pages
 
 from cardgen.data.project import load_project
 from cardgen.data.versions import load_game, resolve
@@ -24,7 +24,7 @@ def _snapshot(root: Path, game: str, version: str):
 
 
 def _text(pdf: Path) -> str:
-    return " ".join(pdf_pages(pdf))
+    return " ".join(pdfium_prose_pages(pdf))
 
 
 def _body(text: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages, seed_rulebook_html
+from conftest import ROOT, developer_vocabulary, pdfium_pages, seed_rulebook_html
 
 from cardgen.buildtypes import PAPER_SIZES, RenderedSet
 from cardgen.cardstage import draw_cards
@@ -66,7 +66,7 @@ def books(seed_builds) -> dict[str, Book]:
     for game in GAMES:
         seed = seed_builds.get(game)
         snapshot, result, output = seed.snapshot, seed.result, seed.outputs["rulebook-a4.pdf"]
-        text = " ".join(pdf_pages(output.path))
+        text = " ".join(pdfium_pages(output.path))
         html = seed_rulebook_html(project, seed)
         out[game] = Book(snapshot, output.path, text, html, result.cards,
                          FaceStore(project.cache_dir / "svg"), output.warnings)
@@ -139,7 +139,7 @@ def test_short_rulebook_lists_its_sections_on_the_cover(books, game):
     cover = book.html[book.html.index('<section class="cover'):book.html.index("</section>")]
     assert cover.startswith('<section class="cover with-contents">') and 'class="contents cover-contents"' in cover
     assert book.html.count('<nav class="contents') == 1  # no contents page besides the cover's list
-    first = pdf_pages(book.pdf)[0]
+    first = pdfium_pages(book.pdf)[0]
     sections = re.findall(r'<h2 id="[^"]+">([^<]+)</h2>', book.html)
     assert len(sections) >= 5 and "Contents" in first and all(s in first for s in sections[:4]), (sections, first)
     common = (ROOT / "templates" / "common" / "rulebook.css").read_text()

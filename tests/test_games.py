@@ -3,14 +3,13 @@ and Knightfall. Deck composition, the games' own checks, and their print sheets.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, pdfium_lines
 from pypdf import PdfReader
 
 from cardgen.data.project import load_project
@@ -160,15 +159,10 @@ def built(seed_builds):
     return results
 
 
-@functools.cache
-def _page_texts(path: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
-    return tuple(page.extract_text() for page in PdfReader(path).pages)
-
-
-def page_texts(path: Path) -> tuple[str, ...]:
-    """Each page's text as pypdf extracts it (lines kept), once per session for the same file (its
-    size and modification time in the key): several tests look for the Knightfall sheets' footers."""
-    return _page_texts(path, (path.stat().st_size, path.stat().st_mtime_ns))
+def page_texts(path: Path) -> list[str]:
+    """Each page's text, lines kept (`conftest.pdfium_lines`, once a file): several tests look for
+    the Knightfall sheets' footers."""
+    return pdfium_lines(path)
 
 
 def _pages(out, paper: str, mode: str = "duplex") -> int:

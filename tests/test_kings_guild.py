@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, developer_vocabulary, poppler, seed_tts_export
+from conftest import ROOT, developer_vocabulary, pdfium_lines, poppler, seed_tts_export
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_NAMES
@@ -307,7 +307,7 @@ def test_main_board_is_tiled_and_tokens_are_cut(built):
     assert summary[(20, 20, "circle")] == (False, 30)         # coins
     assert summary[(16, 16, "rect")] == (False, 80)           # resource tokens
     pages = PdfReader(out / "sheets-a4-onesided.pdf").pages  # tiles are printed one-sided
-    texts = [page.extract_text() for page in pages]  # each page's text read once
+    texts = pdfium_lines(out / "sheets-a4-onesided.pdf")  # each page's text, read once
     footers = [text.splitlines()[-1] for text in texts]
     tiles = [f for f in footers if "Tabellone · parte" in f]  # the board's name; cardgen's page text speaks Italian too
     assert len(tiles) == 4 and sum("parte 1,1 di 2 x 2" in f for f in tiles) == 1

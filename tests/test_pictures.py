@@ -45,6 +45,9 @@ def test_a_picture_that_would_read_differently_as_an_image_stays_inline(svg):
     (".legend dt :where(img, svg).icon { width: 7mm }", False),
     (".svg-row, #svg, img { color: red } /* svg.icon */", False),
     ("@page { size: A4 } @font-face { font-family: x }", False),
+    (":is(svg, img).a, svg.b { color: red }", True),  # the element named beside the allowed spelling
+    (r"sv\67 .icon { width: 1em }", True),  # an escape spells it
+    (":IS( img , SVG ).icon { width: 1em }", False),
 ])
 def test_stylesheets_that_select_svg_by_name(css, selects):
     assert selects_svg(css) is selects
@@ -68,3 +71,19 @@ def test_a_project_stylesheet_naming_svg_still_sizes_its_pictures(tmp_path, monk
     assert by_name == by_class  # ...whether it names the element or not
     monkeypatch.setattr(pictures, "selects_svg", lambda css: False)  # had the pictures been swapped anyway
     assert _pixels(tmp_path, "@page { size: 60mm 60mm; margin: 5mm } svg.icon { width: 40mm; height: 40mm }") != by_class
+
+
+@pytest.mark.parametrize("url", [
+    re.search(r'src="([^"]+)"', as_images(ICON)).group(1),  # a picture as_images handed over: read by cardgen
+    "data:image/svg+xml;base64,PHN2Zy8%2B",  # a %-escape: weasyprint's own reading
+    "data:image/svg+xml;charset=utf-8;base64,PHN2Zy8+",
+])
+def test_the_fetcher_serves_a_picture_as_weasyprints_own_fetcher_does(url, tmp_path):
+    from weasyprint.urls import URLFetcher
+
+    from cardgen.rulebook.layout import project_fetcher
+
+    ours = project_fetcher(Places(tmp_path, tmp_path, tmp_path, tmp_path)).fetch(url)
+    theirs = URLFetcher().fetch(url)
+    assert (ours.url, ours.content_type, ours.charset, ours.read()) == \
+        (theirs.url, theirs.content_type, theirs.charset, theirs.read())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pikepdf
 import pytest
-from conftest import ROOT, developer_vocabulary, pdf_pages, seed_rulebook_html
+from conftest import ROOT, developer_vocabulary, fold_pdfium_text, pdfium_pages, seed_rulebook_html
 from PIL import Image
 
 from cardgen.buildtypes import PAPER_SIZES, BuildOptions
@@ -53,8 +53,8 @@ def _rulebook(root: Path, version: str, out: Path, papers=("a4",), project_and_s
 
 
 def _text(pdf: Path) -> list[str]:
-    """Each page's text, whitespace collapsed (`conftest.pdf_pages`: pypdf, once a file)."""
-    return pdf_pages(pdf)
+    """Each page's text, whitespace collapsed (`conftest.pdfium_pages`: pdfium, once a file)."""
+    return pdfium_pages(pdf)
 
 
 def _rules_text(pages: list[str]) -> str:
@@ -322,6 +322,16 @@ def test_contents_page_numbers_match_the_pages_of_the_headings(built):
         assert f"· Version 3.1 {number}" in pages[number - 1]  # the footer shows the same number
         checked += 1
     assert checked == 6
+
+
+def test_pdfium_text_is_folded_as_the_readers_expect():
+    """What `conftest.fold_pdfium_text` folds in pdfium's text before a test reads it: its line
+    ends and runs of whitespace, and a contents leader pdfium joins to its title or page number;
+    an ellipsis, a short run of dots and every word are left as they are."""
+    raw = "Contents\r\nOverview ..........2\r\nCard list..........7\r\n1. The  market.... Wait... it ends."
+    assert fold_pdfium_text(raw) == ("Contents Overview .......... 2 Card list .......... 7 "
+                                     "1. The market.... Wait... it ends.")
+    assert fold_pdfium_text("Set-up .......... 3") == "Set-up .......... 3"  # pypdf's reading stays
 
 
 def test_layout_gives_no_weasyprint_warnings(built):

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SeedBuilds, pdf_pages, seed_rulebook_html
+from conftest import ROOT, SeedBuilds, pdfium_pages, seed_rulebook_html
 from pypdf import PdfReader
 
 from cardgen.buildtypes import PAPER_SIZES
@@ -147,7 +147,7 @@ def test_the_pdf_shows_the_set_up(seed_builds):
     pictures in the PDF (not placeholders)."""
     seed = seed_builds.get("kings-blade")
     snapshot, output = seed.snapshot, seed.outputs["rulebook-a4.pdf"]
-    pages = pdf_pages(output.path)
+    pages = pdfium_pages(output.path)
     [page] = [n for n, text in enumerate(pages) if "The set-up for 4 players." in text]
     assert all(f"Player {n}" in pages[page] for n in (1, 2, 3, 4))
     reader = PdfReader(output.path)

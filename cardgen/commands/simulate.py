@@ -97,20 +97,25 @@ def command(ctx, game, version, players, games, seed, bots, jobs, scheduler, fmt
         if cluster is not None:
             cluster.close()
     elapsed = time.perf_counter() - started
+    drawn = None
+    if report_path is not None or plots_dir is not None:
+        from ..simulate.report import draw_plots
+
+        drawn = draw_plots(results)  # once: the report's SVGs and the PNGs are saved from the same figures
     if report_path is not None:
         from ..atomic import write_text
         from ..outputs import open_output_file
         from ..simulate.report import render_report
 
         with open_output_file(project, report_path, "simulate --report") as target:
-            write_text(target, render_report(results, g.name))
+            write_text(target, render_report(results, g.name, drawn))
     written = []
     if plots_dir is not None:
         from ..outputs import open_output
         from ..simulate.report import write_plots
 
         with open_output(project, plots_dir, "simulate --plots", force_option=None):
-            written = write_plots(results, plots_dir)
+            written = write_plots(results, plots_dir, drawn=drawn)
     if fmt == "json":
         data = {"compare": results} if compare else results[0]
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))

@@ -36,6 +36,7 @@ _SVG_TAG = re.compile(r"<(/?)svg\b(?:\"[^\"]*\"|'[^']*'|[^'\">])*?(/?)>", re.IGN
 _URL_REF = re.compile(r"""(?:href\s*=\s*["']|url\(\s*["']?)\s*([^"')\s]*)""", re.IGNORECASE)
 _OWN_URL = ("#", "data:", "cardgen-face:")  # what resolves the same inside an image: fragments, inline data, faces
 _KEPT = ("class", "style", "id")  # the outer <svg>'s attributes the image box keeps (the CSS reads them)
+SVG_DATA = "data:image/svg+xml;base64,"  # a picture's URL, before its SVG in base64 (`fetch.ProjectFetcher` reads it)
 
 
 def for_weasyprint(html: str, base_url: str, fetcher) -> str:
@@ -95,9 +96,19 @@ def as_images(html: str) -> str:
     return "".join(out)
 
 
+# `:is(svg, img)` and its spellings: the one way a stylesheet may name `svg` and still reach a picture
+_BOTH = re.compile(r":(?:is|where)\(\s*(?:svg\s*,\s*img|img\s*,\s*svg)\s*\)", re.IGNORECASE)
+
+
 def selects_svg(css: str) -> bool:
     """Whether a stylesheet selects the `svg` element by name anywhere but in `:is(svg, img)`
-    (`svg.icon`, `.legend svg`): such a rule would miss a picture handed over as an `<img>`."""
+    (`svg.icon`, `.legend svg`): such a rule would miss a picture handed over as an `<img>`.
+
+    A stylesheet without the letters "svg" outside `:is(svg, img)`, nor an escape that could
+    spell them, names no `svg` (every layout asks this of every stylesheet: parsing them took
+    half of `for_weasyprint`); only the others are parsed."""
+    if "\\" not in css and "svg" not in _BOTH.sub("", css).lower():
+        return False
     return any(_names_svg(rule) for rule in tinycss2.parse_stylesheet(css, skip_comments=True,
                                                                        skip_whitespace=True))
 
@@ -142,7 +153,7 @@ def _image(svg: str) -> str | None:
         return None  # an inline <svg>'s width and height are CSS declarations below every rule; an <img>'s are not
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     kept = "".join(f' {name}="{_attribute(root.get(name, ""))}"' for name in _KEPT if name in root.attrib)
-    return f'<img{kept} src="data:image/svg+xml;base64,{data}">'
+    return f'<img{kept} src="{SVG_DATA}{data}">'
 
 
 def _attribute(value: str) -> str:

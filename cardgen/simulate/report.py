@@ -153,16 +153,19 @@ def _game_plot_names(results: list[dict[str, Any]]) -> list[str]:
     return names
 
 
-def _figures(results: list[dict[str, Any]]) -> list[tuple[str, Any]]:
-    """The plots, titled, in the order of plot_paths."""
+def draw_plots(results: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The plots as matplotlib figures, titled, in the order of plot_paths. A command builds them
+    once and saves each as often as it is asked for (an SVG for the report, a PNG for --plots):
+    a figure saved as SVG first gives the PNG bytes of one saved alone."""
     figures = [("Game length", length_plot(results)), ("Seats and strategies", seats_plot(results))]
     figures += [(f"Card strength {r['version']}", cards_plot(r)) for r in results]
     figures += [(name, game_plot(name, results)) for name in _game_plot_names(results)]
     return figures
 
 
-def plots(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(title, _svg(fig)) for title, fig in _figures(results)]
+def plots(results: list[dict[str, Any]], drawn: list[tuple[str, Any]] | None = None) -> list[tuple[str, str]]:
+    """The report's plots as inline SVG, drawn from `results` unless `draw_plots(results)` is given."""
+    return [(title, _svg(fig)) for title, fig in (drawn if drawn is not None else draw_plots(results))]
 
 
 def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path, game_plots: tuple[str, ...] = ()) -> list[Path]:
@@ -177,23 +180,26 @@ def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path, game_plo
     return [Path(folder) / plot_name(name) for name in names]
 
 
-def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120) -> list[Path]:
-    """Every plot of the report as a PNG in `folder` (for a rulebook, a blog post, the README)."""
+def write_plots(results: list[dict[str, Any]], folder: Path, dpi: int = 120,
+                drawn: list[tuple[str, Any]] | None = None) -> list[Path]:
+    """Every plot of the report as a PNG in `folder` (for a rulebook, a blog post, the README),
+    drawn from `results` unless `draw_plots(results)` is given."""
     from ..atomic import atomic_path
 
     written = []
-    for (_, fig), path in zip(_figures(results), plot_paths(results, folder)):
+    for (_, fig), path in zip(drawn if drawn is not None else draw_plots(results), plot_paths(results, folder)):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": MARKER})
         written.append(path)
     return written
 
 
-def render_report(results: list[dict[str, Any]], game_name: str) -> str:
+def render_report(results: list[dict[str, Any]], game_name: str, drawn: list[tuple[str, Any]] | None = None) -> str:
+    """The report's HTML; its plots drawn from `results` unless `draw_plots(results)` is given."""
     env = Environment(loader=FileSystemLoader(str(Path(__file__).parent)), autoescape=select_autoescape(["j2"]),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = pct
     env.filters["ci"] = ci_text
     template = env.get_template("report.html.j2")
-    return template.render(game=game_name, results=results, plots=plots(results), marker=MARKER,
+    return template.render(game=game_name, results=results, plots=plots(results, drawn), marker=MARKER,
                            summaries=[summary_rows(r) for r in results], sections=claim_sections)

@@ -286,8 +286,9 @@ class Runner:
             finally:
                 if self.progress:
                     self.progress.stop()
-            self._figures.setdefault(a, figures_from(a, ta))
-            self._figures.setdefault(b, figures_from(b, tb))
+            for exp, totals in ((a, ta), (b, tb)):  # the first figures of an experiment are the ones
+                if exp not in self._figures:      # kept: none computed only to be dropped
+                    self._figures[exp] = figures_from(exp, totals)
             self._pairs[key] = {m: {"n": n, "sum": total, "squares": sq} for m, (n, total, sq) in pairs.items()}
         return self._figures[a], self._figures[b], self._pairs[key]
 
