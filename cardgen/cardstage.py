@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import cache as cache_mod
+from . import contain
 from .buildtypes import Face, RenderedSet, Timing
 from .data.project import Project
 from .data.snapshot import Card, Snapshot
@@ -119,7 +120,8 @@ def draw_cards(project: Project, snapshot: Snapshot, cache: FaceCache | None = N
     versions whose data may be wrong."""
     timings: list[Timing] = []
     started = time.perf_counter()
-    findings = validate_data(project, snapshot) if checks else []
+    icons = contain.Icons(project.icons_dir)  # one pass over icons/: the data checks read them, then the faces
+    findings = validate_data(project, snapshot, icons) if checks else []
     timings.append(Timing("validate", time.perf_counter() - started))
     data_missing = tuple(snapshot.translation.missing) if snapshot.translation is not None else ()
     if any(f.severity == "error" for f in findings):
@@ -147,7 +149,7 @@ def draw_cards(project: Project, snapshot: Snapshot, cache: FaceCache | None = N
     for key, item in items:
         got = cache.get(key, digests[key]) if cache is not None else None
         if got is None:
-            renderer = renderer or CardRenderer(project, snapshot)
+            renderer = renderer or CardRenderer(project, snapshot, icons)
             try:
                 face = renderer.render_card(item) if isinstance(item, Card) else renderer.render_back(item)
             except CardgenError as exc:

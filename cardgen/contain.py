@@ -39,14 +39,16 @@ def is_inside(root: Path, path: Path) -> bool:
     return resolved(path).is_relative_to(resolved(root))
 
 
-def inside(root: Path, relative: str, what: str, loc: Loc | None = None, suffix: str = "") -> Path:
+def inside(root: Path, relative: str, what: str, loc: Loc | None = None, suffix: str = "",
+           real_root: Path | None = None) -> Path:
     """root/relative+suffix, after checking that the name is a plain relative name and that the
-    file (after resolving links) is inside `root`."""
+    file (after resolving links) is inside `root` (`real_root`: `root` already resolved, by a
+    caller that checks many names in it at once)."""
     if not isinstance(relative, str) or not NAME_RE.match(relative) or ".." in relative.split("/"):
         raise OutsideProject(f"{what} '{relative}' is not a plain relative name (expected letters, digits, "
                              f"'-', '_', '.', and '/' between folders, inside {display_path(root)}/)", loc)
     path = root / f"{relative}{suffix}"
-    if not is_inside(root, path):
+    if not resolved(path).is_relative_to(real_root or resolved(root)):
         raise OutsideProject(f"{what} '{relative}' leads outside {display_path(root)}/ "
                              f"(to {resolved(path)}); a build reads only the project's files", loc)
     return path
@@ -59,16 +61,17 @@ class BadIcon(BuildError):
     """An icon file that is not a usable SVG."""
 
 
-def icon_path(icons_dir: Path, name: str, loc: Loc | None = None) -> Path:
-    path = inside(icons_dir, name, "icon", loc, ".svg")
+def icon_path(icons_dir: Path, name: str, loc: Loc | None = None, real_dir: Path | None = None) -> Path:
+    path = inside(icons_dir, name, "icon", loc, ".svg", real_dir)
     if not path.is_file():
         raise BadIcon(f"icon '{name}' not found (expected {display_path(path)})", loc)
     return path
 
 
-def read_icon(icons_dir: Path, name: str, loc: Loc | None = None) -> tuple[str, str]:
-    """(viewBox, body) of icons/<name>.svg, checked: inside icons/, an SVG document, no entities."""
-    path = icon_path(icons_dir, name, loc)
+def read_icon(icons_dir: Path, name: str, loc: Loc | None = None, real_dir: Path | None = None) -> tuple[str, str]:
+    """(viewBox, body) of icons/<name>.svg, checked: inside icons/, an SVG document, no entities
+    (`real_dir`: `icons_dir` resolved, see `inside`)."""
+    path = icon_path(icons_dir, name, loc, real_dir)
     stat = path.stat()
     return _read_icon(str(path), stat.st_mtime_ns, stat.st_size, str(loc) if loc else "")
 
@@ -77,22 +80,25 @@ class Icons:
     """The icons of one pass over a version (a card stage's drawing, a rulebook's HTML, a
     validation): each name is found, checked and read once (`read_icon`), not at every use.
 
-    Finding one resolves the folder and the file through every link (two `realpath`s, about
-    0.1 ms with the check): a card stage asked for The King's Blade 3.1's 20 icons 226 times.
-    A pass sees the folder as it was when it first read each name; the next pass (a new stage:
-    `cardgen serve` after an edit) reads them again. A name that fails is not remembered: it
-    fails again, each time with its own location.
+    Finding one resolves the file through every link (a `realpath`, about 0.05 ms with the
+    check), and the folder once per pass: a card stage asked for The King's Blade 3.1's 20
+    icons 226 times. A pass sees the folder as it was when it first read each name; the next
+    pass (a new stage: `cardgen serve` after an edit) reads them again. A name that fails is
+    not remembered: it fails again, each time with its own location.
     """
 
     def __init__(self, icons_dir: Path):
         self.icons_dir = icons_dir
+        self._real_dir: Path | None = None
         self._read: dict[str, tuple[str, str]] = {}
 
     def read(self, name: str, loc: Loc | None = None) -> tuple[str, str]:
         """`read_icon(icons_dir, name, loc)`, once per name."""
         found = self._read.get(name)
         if found is None:
-            found = self._read[name] = read_icon(self.icons_dir, name, loc)
+            if self._real_dir is None:
+                self._real_dir = resolved(self.icons_dir)
+            found = self._read[name] = read_icon(self.icons_dir, name, loc, self._real_dir)
         return found
 
 

@@ -206,6 +206,30 @@ def test_the_cache_draws_a_face_again_only_when_its_inputs_change(dutch):
     assert draw_cards(project, renamed, cache).drawn == 1
 
 
+def test_a_face_whose_svg_changed_is_judged_again(mini):
+    """A process keeps each face's preflight findings and well-formedness by its SVG (`serve`
+    redraws unchanged faces after most edits): a back moved into the trim margin between two
+    draws is found there, back in place it is clean again, and a template broken after a good
+    draw fails at once."""
+    def drawn():
+        project = load_project(mini)
+        return draw_cards(project, resolve(project, load_game(project, None), "1"))
+
+    def margin(result) -> list[str]:
+        return [f.card for f in result.findings if f.code == "preflight-safe-zone"]
+
+    first = drawn()
+    assert not first.errors and "back-main" not in margin(first)
+    back = "templates/mini/back.svg.j2"
+    _edit(mini, back, "textbox(deck.name, 8, h / 2 + 4,", "textbox(deck.name, 8, h - 5,")
+    assert {"back-main", "back-coins"} <= set(margin(drawn()))
+    _edit(mini, back, "textbox(deck.name, 8, h - 5,", "textbox(deck.name, 8, h / 2 + 4,")
+    assert drawn().findings == first.findings
+    _edit(mini, back, "valign=\"middle\", fill=paper) }}\n{{ textbox(deck.name",
+          "valign=\"middle\", fill=paper) }}\n<g><rect></g>\n{{ textbox(deck.name")
+    assert any("is not well-formed SVG" in f.message for f in drawn().errors)
+
+
 def test_an_icon_edited_between_two_passes_is_drawn_anew(mini):
     """A card stage reads each icon once for all its faces (contain.Icons); the next pass, as
     `cardgen serve` makes after an edit, reads the edited file: its faces show the new drawing."""

@@ -54,11 +54,12 @@ class Report:
         return [f for f in self.findings if f.severity == "error"]
 
 
-def validate(project: Project, snapshot: Snapshot) -> list[Finding]:
+def validate(project: Project, snapshot: Snapshot, icons: contain.Icons | None = None) -> list[Finding]:
     """Every finding about a version's data. `cardgen.cardstage.draw_cards` runs it first, then
-    renders every face and preflights it: the one stage `validate`, `build` and `serve` run."""
+    renders every face and preflights it: the one stage `validate`, `build` and `serve` run
+    (`icons`: the stage's pass over icons/, which its faces read next)."""
     report = Report()
-    ctx = _Context(project, snapshot, report)
+    ctx = _Context(project, snapshot, report, icons)
     ctx.check_game()
     ctx.check_symbols()
     ctx.check_cards()
@@ -90,13 +91,13 @@ def finding_order(f: Finding):
 
 
 class _Context:
-    def __init__(self, project: Project, snapshot: Snapshot, report: Report):
+    def __init__(self, project: Project, snapshot: Snapshot, report: Report, icons: contain.Icons | None = None):
         self.project = project
         self.s = snapshot
         self.game = snapshot.game
         self.report = report
         self.sentence_icons: dict[tuple[str, str], list[Card]] = {}  # (effect kind, icon) -> cards printing it
-        self.icons = contain.Icons(project.icons_dir)  # each read once for the whole validation
+        self.icons = icons or contain.Icons(project.icons_dir)  # each read once for the whole validation
 
     # --- game-level declarations -------------------------------------------------------------
 
@@ -269,7 +270,7 @@ class _Context:
                           f"icon('{icon}') in the sentence of effect '{kid}' ({_count(len(ids), 'card')}: {users})")
 
     def _check_value(self, spec: ValueSpec, value: Any, what: str, card: Card | None, loc: Loc) -> bool:
-        problem = value_problem(spec, value, self.s, self.project)
+        problem = value_problem(spec, value, self.s, self.project, self.icons)
         if problem:
             self.report.error("bad-value", f"{what}: {problem}", card=card, loc=loc)
         return problem is None
@@ -290,7 +291,7 @@ class _Context:
                 elif spec.warn_if_empty:
                     self.report.warning("empty-rule", f"version {self.s.version}: {spec.warn_if_empty}", loc=loc)
                 continue
-            problem = value_problem(spec, value, self.s, self.project)
+            problem = value_problem(spec, value, self.s, self.project, self.icons)
             if problem:
                 self.report.error("bad-value", f"rule '{key}': {problem}", loc=loc)
         for key, spec in specs.items():
@@ -410,8 +411,9 @@ def _sentence_sources(text) -> list[str]:
     return [text.one, text.other] if isinstance(text, PluralText) else [text]
 
 
-def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Project) -> str | None:
-    """Why `value` does not fit `spec`, or None."""
+def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Project,
+                  icons: contain.Icons | None = None) -> str | None:
+    """Why `value` does not fit `spec`, or None (`icons`: a pass over icons/ to read them through)."""
     if value is None:
         return None if spec.nullable or not spec.required else "expected a value, found nothing"
     t = spec.type
@@ -442,7 +444,7 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
         if not isinstance(value, str):
             return f"expected an icon name, found {value!r}"
         try:
-            contain.read_icon(project.icons_dir, value)
+            icons.read(value) if icons is not None else contain.read_icon(project.icons_dir, value)
         except BuildError as exc:
             return exc.message
     if t == "list" and not isinstance(value, list):
@@ -452,7 +454,7 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
     if t in ("list", "map") and spec.of:
         item = ValueSpec(type=spec.of)
         for key, v in value.items() if t == "map" else enumerate(value):
-            problem = value_problem(item, v, snapshot, project)
+            problem = value_problem(item, v, snapshot, project, icons)
             if problem:
                 return f"{key}: {problem}" if t == "map" else problem
     return None

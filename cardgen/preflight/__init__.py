@@ -19,6 +19,7 @@ from ..buildtypes import Face, RenderedSet
 from ..colour import blend, contrast_ratio
 from ..data.snapshot import Snapshot
 from ..errors import Finding, Loc
+from ..render.cards import face_digest
 from ..render.fonts import FontSet
 from .geometry import Box, Shape, read_shapes
 
@@ -30,6 +31,7 @@ SMALL_TEXT_MM = 6.35  # 18 pt: WCAG's large text starts here
 MIN_CONTRAST_SMALL = 4.5
 MIN_CONTRAST_LARGE = 3.0
 EPS = 0.01
+FAR_MM = CLEAR_MM + 0.1  # an element whose box is this far from a text's needs no closer look
 
 
 def preflight(snapshot: Snapshot, rendered: RenderedSet, fonts: FontSet) -> list[Finding]:
@@ -48,6 +50,32 @@ def preflight(snapshot: Snapshot, rendered: RenderedSet, fonts: FontSet) -> list
 
 def check_face(face: Face, bleed: float, fonts: FontSet, *, card: str, loc: Loc | None = None,
                back: bool = False) -> list[Finding]:
+    return [Finding("warning", code, message, loc, card) for code, message in _messages(face, bleed, fonts, back)]
+
+
+def _messages(face: Face, bleed: float, fonts: FontSet, back: bool) -> tuple[tuple[str, str], ...]:
+    """What the preflight says of a face: a function of its SVG, size, shape, bleed and font
+    faces (their metrics are kept per face for the process, `fonts._metrics`), so kept per
+    process. `cardgen serve` redraws every face after an edit to a template, the rules or
+    game.yml, and most come out the same SVG; `validate` and the exports draw a version's
+    faces again in one process; none of them is read back again."""
+    key = (face_digest(face.svg), face.width_mm, face.height_mm,
+           face.shape, bleed, fonts.faces, back)
+    found = _CHECKED.get(key)
+    if found is None:
+        found = _judge(face, bleed, fonts, back)
+        if len(_CHECKED) >= CHECKED_KEPT:
+            _CHECKED.clear()  # start again (no iterating: `cardgen serve` has threads)
+        _CHECKED[key] = found
+    return found
+
+
+CHECKED_KEPT = 4096  # faces whose findings are kept (the seed games have about 470)
+_CHECKED: dict[tuple, tuple[tuple[str, str], ...]] = {}
+
+
+def _judge(face: Face, bleed: float, fonts: FontSet, back: bool) -> tuple[tuple[str, str], ...]:
+    """Every finding's (code, message) for one face, each once, in the order found."""
     trim = _Trim(face.width_mm - 2 * bleed, face.height_mm - 2 * bleed, bleed, face.shape)
     shapes = read_shapes(face.svg, fonts)
     messages: list[tuple[str, str]] = []
@@ -61,13 +89,7 @@ def check_face(face: Face, bleed: float, fonts: FontSet, *, card: str, loc: Loc 
         backgrounds = _backgrounds(t, shapes)
         messages += [("preflight-overlap", m) for m in _overlaps(t, shapes, backgrounds)]
         messages += [("preflight-contrast", m) for m in _contrast(t, backgrounds)]
-    seen = set()
-    findings = []
-    for code, message in messages:
-        if (code, message) not in seen:
-            seen.add((code, message))
-            findings.append(Finding("warning", code, message, loc, card))
-    return findings
+    return tuple(dict.fromkeys(messages))
 
 
 class _Trim:
@@ -132,9 +154,12 @@ def _overlaps(t: Shape, shapes: list[Shape], backgrounds: list[str]) -> list[str
     around = (t.box[0] - CLEAR_MM, t.box[1] - CLEAR_MM, t.box[2] + CLEAR_MM, t.box[3] + CLEAR_MM)
     hidden_below = max((s.order for s in shapes[:t.order] if s.kind in ("rect", "circle") and s.fill
                         and s.opacity >= 0.99 and _covers(s, around)), default=-1)
+    x0, y0, x1, y1 = t.box
     for s in shapes:
         if s is t or s.opacity < FAINT or s.order < hidden_below:
             continue  # faint art, or covered around the text by what the text is printed on
+        if max(s.box[0] - x1, x0 - s.box[2], s.box[1] - y1, y0 - s.box[3]) > FAR_MM:
+            continue  # its box lies well clear of the text's: so does what it paints (`_gap`)
         if s.order < t.order and s.fill in ground and not s.stroke and s.kind in ("rect", "circle"):
             continue  # painted under the text in the colour it stands on: no edge to see
         gap = _gap(t.box, s)

@@ -9,13 +9,14 @@ measured with the project fonts.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from ..render.cards import TEXT_CLASS, face_tree
-from ..render.fonts import FontFace, FontSet
+from ..render.fonts import FontFace, FontMetrics, FontSet
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ICON_MARGIN = 0.04  # icons keep their drawing inside 4..96 of their 100-unit viewBox
@@ -93,7 +94,9 @@ def _read(svg: str, fonts: FontSet) -> tuple[list[Shape], dict[str, Box]]:
 def _walk(el: ET.Element, ctm: Matrix, opacity: float, out: list[Shape], fonts: FontSet,
           parts: dict[str, Box]) -> None:
     tag = el.tag.replace(SVG_NS, "")
-    ctm = _multiply(ctm, _transform(el.get("transform", "")))
+    transform = el.get("transform")
+    if transform:  # most elements have none: the matrix they are drawn with is their parent's
+        ctm = _multiply(ctm, _transform(transform))
     opacity *= _float(el.get("opacity"), 1.0)
     if tag == "g" and TEXT_CLASS in el.get("class", "").split():
         box, text, size, fill = _text_block(el, ctm, fonts)
@@ -172,17 +175,51 @@ def _text_block(group: ET.Element, ctm: Matrix, fonts: FontSet) -> tuple[Box | N
                 words.append(text)
                 metrics = fonts.metrics(family, span.get("font-weight") == "bold",
                                         span.get("font-style") == "italic")
-                x, base = _float(span.get("x")), _float(span.get("y"))
-                for char in text:
-                    advance, ink = metrics.glyph(char)
-                    if ink:
-                        boxes.append(_transform_box(ctm, (x + ink[0] * size, base - ink[3] * size,
-                                                          x + ink[2] * size, base - ink[1] * size)))
-                    x += advance * size
+                ink = _span_ink(metrics, text, _float(span.get("x")), _float(span.get("y")), size)
+                if ink is None:
+                    continue
+                if ctm[1] == 0 and ctm[2] == 0:  # no rotation or skew: the box of the glyphs' boxes, moved
+                    boxes.append(_transform_box(ctm, ink))
+                else:
+                    boxes += [_transform_box(ctm, box) for box in _glyph_boxes(metrics, text, _float(span.get("x")),
+                                                                               _float(span.get("y")), size)]
     if not boxes:
         return None, "", size, fill
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     return box, " ".join(w.strip() for w in words if w.strip()), size, fill
+
+
+def _glyph_boxes(metrics: FontMetrics, text: str, x: float, base: float, size: float) -> list[Box]:
+    """The ink box of every glyph of a span set at (x, base), in the span's coordinates."""
+    boxes = []
+    for char in text:
+        advance, ink = metrics.glyph(char)
+        if ink:
+            boxes.append((x + ink[0] * size, base - ink[3] * size, x + ink[2] * size, base - ink[1] * size))
+        x += advance * size
+    return boxes
+
+
+def _span_ink(metrics: FontMetrics, text: str, x: float, base: float, size: float) -> Box | None:
+    """The box around `_glyph_boxes` (None: no ink). Under a transform without rotation or
+    skew each coordinate maps on its own and in order, so the box of the moved glyph boxes is
+    the moved box of these, the same floats: one `_transform_box` for a span, not one a glyph.
+    Kept per process: a card type's labels are the same spans at the same place on every card."""
+    key = (metrics, text, x, base, size)
+    found = _SPANS.get(key, _MISSING)
+    if found is _MISSING:
+        boxes = _glyph_boxes(metrics, text, x, base, size)
+        found = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+                 max(b[3] for b in boxes)) if boxes else None
+        if len(_SPANS) >= SPANS_KEPT:
+            _SPANS.clear()  # forget, rather than grow without end (`cardgen serve`)
+        _SPANS[key] = found
+    return found  # type: ignore[return-value]
+
+
+SPANS_KEPT = 20_000  # spans whose ink box is kept (a seed game's faces hold a few thousand)
+_MISSING = object()
+_SPANS: dict[tuple[FontMetrics, str, float, float, float], Box | None] = {}
 
 
 def _icon_colours(el: ET.Element) -> tuple[str, ...]:
@@ -267,11 +304,21 @@ def _transform_box(m: Matrix, box: Box) -> Box:
 def _float(value: str | None, default: float = 0.0) -> float:
     if value is None:
         return default
+    number = _number(value)
+    return default if number is None else number
+
+
+@functools.lru_cache(maxsize=4096)
+def _number(value: str) -> float | None:
+    """The number an attribute starts with (None: none): a face repeats the same few values
+    (its sizes, colours' opacities, a column's x) in every element."""
     m = NUMBER_RE.match(value.strip())
-    return float(m.group(0)) if m else default
+    return float(m.group(0)) if m else None
 
 
+@functools.lru_cache(maxsize=1024)
 def _hex(colour: str) -> str | None:
+    """A colour as "#rrggbb" where it can be told (kept: a face paints with a handful)."""
     colour = colour.strip().lower()
     if re.fullmatch(r"#[0-9a-f]{6}", colour):
         return colour

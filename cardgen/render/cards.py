@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,12 +53,13 @@ class FaceNotes:
 
 
 class CardRenderer:
-    def __init__(self, project: Project, snapshot: Snapshot):
+    def __init__(self, project: Project, snapshot: Snapshot, icons: contain.Icons | None = None):
         self.project = project
         self.snapshot = snapshot
         self.game = snapshot.game
         self.fonts = FontSet(project.fonts_dir)
-        self.icons = contain.Icons(project.icons_dir)  # read once for all the faces this renderer draws
+        # read once for all the faces this renderer draws (and the data checks before them: `icons`)
+        self.icons = icons or contain.Icons(project.icons_dir)
         self.warnings: list[str] = []
         self.findings: list[Finding] = []  # the same warnings, structured (card, location)
         self.shrunk: dict[str, float] = {}
@@ -360,16 +362,30 @@ def face_tree(svg: str) -> ElementTree.Element:
     return ElementTree.fromstring(svg)
 
 
+def face_digest(svg: str) -> bytes:
+    """A face's SVG, named by its content: what a process keeps of a face it checked."""
+    return hashlib.blake2b(svg.encode(), digest_size=16).digest()
+
+
 def _check_svg(svg: str, project_root: Path, what: str, loc: Loc) -> None:
     """The card must be well-formed XML (cairo would fail later, in a worker, without the card's
     name) and may refer only to its own ids, inline data and files of the project."""
-    try:
-        face_tree(svg)
-    except ElementTree.ParseError as exc:
-        line, column = exc.position
-        raise BuildError(f"{what} is not well-formed SVG: {exc} (line {line}, column {column + 1} of the "
-                         "rendered card)", loc) from None
-    contain.check_card_refs(svg, project_root, what, loc)
+    digest = face_digest(svg)
+    if digest not in _WELL_FORMED:  # `serve` redraws unchanged faces after most edits; `validate` draws twice
+        try:
+            face_tree(svg)
+        except ElementTree.ParseError as exc:
+            line, column = exc.position
+            raise BuildError(f"{what} is not well-formed SVG: {exc} (line {line}, column {column + 1} of the "
+                             "rendered card)", loc) from None
+        if len(_WELL_FORMED) >= WELL_FORMED_KEPT:
+            _WELL_FORMED.clear()
+        _WELL_FORMED.add(digest)
+    contain.check_card_refs(svg, project_root, what, loc)  # each time: its files may have moved
+
+
+WELL_FORMED_KEPT = 4096  # faces known to be well-formed XML, by `face_digest`
+_WELL_FORMED: set[bytes] = set()
 
 
 def _text_group(body: str) -> str:

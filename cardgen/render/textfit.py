@@ -207,16 +207,23 @@ def layout_to_svg(
 def _text_element(
     spans: list[Span], x: float, baseline: float, size: float, family: str, fill: str
 ) -> str:
+    y = decimal(baseline)
     tspans = "".join(
-        f'<tspan x="{decimal(x + span.x)}" y="{decimal(baseline)}"'
+        f'<tspan x="{decimal(x + span.x)}" y="{y}"'
         f' font-weight="{"bold" if span.bold else "normal"}"'
-        f' font-style="{"italic" if span.italic else "normal"}">{escape(span.text)}</tspan>'
+        f' font-style="{"italic" if span.italic else "normal"}">{_escaped(span.text)}</tspan>'
         for span in spans
     )
     return (
-        f'<text xml:space="preserve" font-family={quoteattr(family)} font-size="{decimal(size)}"'
-        f" fill={quoteattr(fill)}>{tspans}</text>"
+        f'<text xml:space="preserve" font-family={_quoted(family)} font-size="{decimal(size)}"'
+        f" fill={_quoted(fill)}>{tspans}</text>"
     )
+
+
+# a build writes the same words (a card type's labels, an effect's sentence) and the same few
+# families and colours on many cards: each escaped once per process
+_escaped = functools.lru_cache(maxsize=4096)(escape)
+_quoted = functools.lru_cache(maxsize=256)(quoteattr)
 
 
 
@@ -457,21 +464,27 @@ def _place(
     x = free / 2 - extent.left * size
     baseline = (measure.ascent + index * line_height) * size
     items: list[Span | PlacedIcon] = []
+    # a span's characters are gathered and it is made once its style ends (not once a
+    # character): its width is the same running sum of advances, in the same order
+    chars: list[str] = []
+    style: tuple[bool, bool] | None = None
+    start = span_width = 0.0
     for atom in atoms:
         advance = measure.atom(atom).advance * size
         if isinstance(atom, Icon):
+            if style is not None:
+                items.append(Span(start, "".join(chars), style[0], style[1], span_width))
+                style = None
             top = baseline - (ICON_SIZE - ICON_DROP) * size
             items.append(PlacedIcon(x + ICON_GAP * size, top, ICON_SIZE * size, atom.name))
-        elif items and isinstance(items[-1], Span) and _same_style(items[-1], atom):
-            last = items[-1]
-            items[-1] = Span(
-                last.x, last.text + atom.char, atom.bold, atom.italic, last.width + advance
-            )
+        elif style == (atom.bold, atom.italic):
+            chars.append(atom.char)
+            span_width = span_width + advance
         else:
-            items.append(Span(x, atom.char, atom.bold, atom.italic, advance))
+            if style is not None:
+                items.append(Span(start, "".join(chars), style[0], style[1], span_width))
+            chars, style, start, span_width = [atom.char], (atom.bold, atom.italic), x, advance
         x += advance
+    if style is not None:
+        items.append(Span(start, "".join(chars), style[0], style[1], span_width))
     return Line(baseline, width, tuple(items))
-
-
-def _same_style(span: Span, char: _Char) -> bool:
-    return (span.bold, span.italic) == (char.bold, char.italic)
