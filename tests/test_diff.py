@@ -250,7 +250,9 @@ def test_update_pack_prints_only_changed_cards(mini, cli, tmp_path, monkeypatch)
     assert [line.split()[0] for line in timings] == ["load", "validate", "render", "preflight", "compare",
                                                      "rasterise", "export", "sheets", "total"]
     seconds = [float(re.search(r"(\d+\.\d+) s", line).group(1)) for line in timings]
-    assert all(s >= 0 for s in seconds) and seconds[2] > 0  # rendering the cards takes time
+    # printed to 0.01 s: mini's few faces may render in under 0.005 s (0.00), so the render stage is
+    # read by what it says it did; `rendered` above counts its faces
+    assert all(s >= 0 for s in seconds) and "card faces and backs as SVG" in timings[2]
     assert sum(seconds[:-1]) <= seconds[-1] + 0.05  # without a rulebook every stage runs in this process
     changed = changed_card_ids(snaps["1"], snaps["2"])
     assert changed  # ember changed, flare added
