@@ -5,6 +5,7 @@ with `ast`, lazy imports inside functions included."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,6 +31,13 @@ def _module_name(path: Path) -> str:
 
 
 def _imports() -> dict[str, set[str]]:
+    """Which cardgen modules each module imports (a copy for the caller to change)."""
+    return defaultdict(set, {name: set(targets) for name, targets in _read_imports().items()})
+
+
+@functools.cache
+def _read_imports() -> dict[str, frozenset[str]]:
+    """The import graph as the sources say, parsed once for the module's tests (0.9 s of CPU a parse)."""
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():
@@ -48,7 +56,7 @@ def _imports() -> dict[str, set[str]]:
                 continue
             graph[name].update(t for t in targets if t in modules)
         graph[name].discard(name)
-    return graph
+    return {name: frozenset(targets) for name, targets in graph.items()}
 
 
 def _layer(module: str) -> int:
