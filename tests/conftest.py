@@ -471,8 +471,8 @@ def fold_pdfium_text(text: str) -> str:
     return CONTENTS_LEADER.sub(lambda m: f" {m.group(1).replace(' ', '')} ", " ".join(text.split()))
 
 
-@functools.cache
-def _pdfium_lines(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+def _each_textpage(pdf: str, read) -> tuple[str, ...]:
+    """`read(textpage)` of each page of the PDF, pdfium's text page closed after it."""
     import pypdfium2
 
     doc = pypdfium2.PdfDocument(pdf)
@@ -480,12 +480,17 @@ def _pdfium_lines(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
         texts = []
         for page in doc:
             textpage = page.get_textpage()
-            texts.append(textpage.get_text_range().replace("\r\n", "\n"))
+            texts.append(read(textpage))
             textpage.close()
             page.close()
         return tuple(texts)
     finally:
         doc.close()
+
+
+@functools.cache
+def _pdfium_lines(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
+    return _each_textpage(pdf, lambda textpage: textpage.get_text_range().replace("\r\n", "\n"))
 
 
 def pdfium_lines(pdf: Path) -> list[str]:
@@ -555,19 +560,7 @@ def _prose_text(textpage) -> str:
 
 @functools.cache
 def _pdfium_prose(pdf: str, stamp: tuple[int, int]) -> tuple[str, ...]:
-    import pypdfium2
-
-    doc = pypdfium2.PdfDocument(pdf)
-    try:
-        texts = []
-        for page in doc:
-            textpage = page.get_textpage()
-            texts.append(fold_pdfium_text(_prose_text(textpage)))
-            textpage.close()
-            page.close()
-        return tuple(texts)
-    finally:
-        doc.close()
+    return _each_textpage(pdf, lambda textpage: fold_pdfium_text(_prose_text(textpage)))
 
 
 def pdfium_prose_pages(pdf: Path) -> list[str]:
