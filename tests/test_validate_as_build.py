@@ -523,7 +523,7 @@ def _both_parsers(text: str, monkeypatch) -> list:
         monkeypatch.setattr(yamlsource, "_PARSER", parser)
         try:
             doc = yamlsource.parse(text, Path("x.yml"))
-            results.append((doc.data, doc.locations, doc.raw))
+            results.append((doc.data, doc.positions, doc.raw))  # both of x.yml: line, column
         except CardgenError as exc:
             results.append(("error", exc.loc))
     return results

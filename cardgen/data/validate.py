@@ -412,8 +412,8 @@ def _sentence_sources(text) -> list[str]:
 
 
 def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Project,
-                  icons: contain.Icons | None = None) -> str | None:
-    """Why `value` does not fit `spec`, or None (`icons`: a pass over icons/ to read them through)."""
+                  icons: contain.Icons) -> str | None:
+    """Why `value` does not fit `spec`, or None (`icons`: the validation's pass over icons/)."""
     if value is None:
         return None if spec.nullable or not spec.required else "expected a value, found nothing"
     t = spec.type
@@ -444,7 +444,7 @@ def value_problem(spec: ValueSpec, value: Any, snapshot: Snapshot, project: Proj
         if not isinstance(value, str):
             return f"expected an icon name, found {value!r}"
         try:
-            icons.read(value) if icons is not None else contain.read_icon(project.icons_dir, value)
+            icons.read(value)
         except BuildError as exc:
             return exc.message
     if t == "list" and not isinstance(value, list):

@@ -97,11 +97,6 @@ class YamlDocument:
             path = path[:-1]
         return Loc(self.file, *self.positions.get((), (1, 1)))
 
-    @property
-    def locations(self) -> dict[tuple, Loc]:
-        """Every path's location in this file."""
-        return {path: Loc(self.file, *found) for path, found in self.positions.items()}
-
 
 @dataclass(frozen=True)
 class _Parsed:

@@ -200,26 +200,16 @@ def _glyph_boxes(metrics: FontMetrics, text: str, x: float, base: float, size: f
     return boxes
 
 
+@functools.lru_cache(maxsize=20_000)  # spans whose ink box is kept (a seed game's faces hold a few thousand)
 def _span_ink(metrics: FontMetrics, text: str, x: float, base: float, size: float) -> Box | None:
     """The box around `_glyph_boxes` (None: no ink). Under a transform without rotation or
     skew each coordinate maps on its own and in order, so the box of the moved glyph boxes is
     the moved box of these, the same floats: one `_transform_box` for a span, not one a glyph.
     Kept per process: a card type's labels are the same spans at the same place on every card."""
-    key = (metrics, text, x, base, size)
-    found = _SPANS.get(key, _MISSING)
-    if found is _MISSING:
-        boxes = _glyph_boxes(metrics, text, x, base, size)
-        found = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
-                 max(b[3] for b in boxes)) if boxes else None
-        if len(_SPANS) >= SPANS_KEPT:
-            _SPANS.clear()  # forget, rather than grow without end (`cardgen serve`)
-        _SPANS[key] = found
-    return found  # type: ignore[return-value]
-
-
-SPANS_KEPT = 20_000  # spans whose ink box is kept (a seed game's faces hold a few thousand)
-_MISSING = object()
-_SPANS: dict[tuple[FontMetrics, str, float, float, float], Box | None] = {}
+    boxes = _glyph_boxes(metrics, text, x, base, size)
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def _icon_colours(el: ET.Element) -> tuple[str, ...]:

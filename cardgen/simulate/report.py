@@ -163,9 +163,9 @@ def draw_plots(results: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     return figures
 
 
-def plots(results: list[dict[str, Any]], drawn: list[tuple[str, Any]] | None = None) -> list[tuple[str, str]]:
-    """The report's plots as inline SVG, drawn from `results` unless `draw_plots(results)` is given."""
-    return [(title, _svg(fig)) for title, fig in (drawn if drawn is not None else draw_plots(results))]
+def plots(drawn: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+    """The report's plots (`draw_plots`) as inline SVG."""
+    return [(title, _svg(fig)) for title, fig in drawn]
 
 
 def plot_paths(results: list[dict[str, Any]] | list[str], folder: Path, game_plots: tuple[str, ...] = ()) -> list[Path]:
@@ -201,5 +201,6 @@ def render_report(results: list[dict[str, Any]], game_name: str, drawn: list[tup
     env.filters["pct"] = pct
     env.filters["ci"] = ci_text
     template = env.get_template("report.html.j2")
-    return template.render(game=game_name, results=results, plots=plots(results, drawn), marker=MARKER,
+    drawn = drawn if drawn is not None else draw_plots(results)
+    return template.render(game=game_name, results=results, plots=plots(drawn), marker=MARKER,
                            summaries=[summary_rows(r) for r in results], sections=claim_sections)
