@@ -17,6 +17,8 @@ from cardgen.data.project import load_project
 from cardgen.data.setup import deal
 from cardgen.data.versions import load_game, resolve
 from cardgen.i18n.localise import localise
+from cardgen.preflight.geometry import read_shapes
+from cardgen.render.fonts import FontSet
 from cardgen.rulebook import rulebook_html
 from cardgen.rulebook.cardpdf import faces_dir
 from cardgen.rulebook.helpers import FaceStore, Helpers
@@ -195,3 +197,42 @@ def test_counts_on_a_board_stay_on_it_and_off_the_other_places(seed_builds):
             pile = _box(place.pictures)
             assert pile[0] <= plate[0] and plate[2] <= pile[2] and pile[1] <= plate[1] and plate[3] <= pile[3], \
                 (place.id, tag.text)
+
+
+@pytest.mark.parametrize("game", sorted(SHOWN))
+def test_nothing_on_a_board_covers_its_printed_words(seed_builds, game):
+    """The board's own words (its slots' names, counts and notes, read back from the rendered face
+    with their ink boxes) stay readable under the set-up: a piece hides a word wholly (a card on
+    the slot it names) or not at all, and a count's plate hides none that is in view. The King's
+    Guild's coin bank had its two ∞ plates over "Banca delle monete", the resource tokens half over
+    their names, and the rare resources' ×10 over "solo con la sua Stanza"."""
+    project, snapshot, rendered, _ = _seed_rulebook(seed_builds, game)
+    figure = Helpers(project, snapshot, rendered, FaceStore(faces_dir(project))).setup_layout(SHOWN[game])
+    checked = 0
+    for board in (p for p in figure.places if p.kind == "board"):
+        [sheet] = board.pictures
+        inside = _box([sheet])
+        on_it = [p for p in figure.places if p is not board and p.pictures and _overlap(_box(p.pictures), inside)]
+        if not on_it:
+            continue
+        scale = sheet.w / sheet.face.width
+        words = [(s.text, (sheet.x + s.box[0] * scale, sheet.y + s.box[1] * scale,
+                           sheet.x + s.box[2] * scale, sheet.y + s.box[3] * scale))
+                 for s in read_shapes(sheet.face.face.svg, sheet.face.fonts or FontSet()) if s.kind == "text"]
+        pieces = [_box([pic]) for place in on_it for pic in place.pictures]
+        for text, word in words:
+            for piece in pieces:
+                assert _within(word, piece) or not _overlap(word, piece), (board.id, text, word, piece)
+        in_view = [(text, word) for text, word in words if not any(_within(word, piece) for piece in pieces)]
+        for place in on_it:
+            for tag in place.tags:
+                assert tag.plate, (place.id, tag.text)
+                checked += 1
+                covered = [text for text, word in in_view if _overlap(_plate(tag), word)]
+                assert not covered, (board.id, place.id, tag.text, covered)
+    if game == "kings-guild":  # the bank's two ∞, the six resources, the decks on the main board
+        assert checked == 2 + 6 + 5
+
+
+def _within(a, b) -> bool:
+    return b[0] <= a[0] and a[2] <= b[2] and b[1] <= a[1] and a[3] <= b[3]

@@ -6,7 +6,8 @@ of players the rulebook shows, and places every component at its real size, in m
 
 - the shared area first: each place a group under its label (a face-down pile as the deck's back
   with its size, a row or a grid card by card, a supply one picture per different piece with its
-  count, a board with the places that lie `on` it at their `at` positions);
+  count, a board with the places that lie `on` it at their `at` positions, their counts on plates
+  kept off the words the board prints, read back from its rendered face);
 - then each player's area, framed, the same way (a hand fanned, pieces stacked with their count).
 
 Places of `kind: box` hold what nobody uses at the start and are not drawn. The drawing itself
@@ -24,6 +25,8 @@ from typing import Any, Protocol
 
 from ..data.setup import Placed, Table, deal, label_of
 from ..data.snapshot import Card, Snapshot
+
+Box = tuple[float, float, float, float]  # left, top, right, bottom
 
 # a face as the rulebook's helpers picture it (helpers.FaceImage); named here without importing
 # the helpers, which import this module to lay a set-up out
@@ -47,6 +50,7 @@ PLATE_WORDS = 0.8  # a count on a board, on its plate: smaller than the words ar
 PLATE_SHARE = 0.7  # and its plate at most this share of the pile's width
 PILE_SHOWN = 3  # backs drawn for a pile, whatever its size
 STACK_SHOWN = 4  # copies drawn for a stack of one piece
+SLIDES = 4  # sideways steps each way a plate tries on its way off a board's printed words
 FAN_DEGREES = 7.0  # between two cards of a fanned hand
 ASPECT = 1.5  # width over height the layout aims at
 
@@ -84,6 +88,9 @@ class Tag:
     # (width, height) of a plate behind the words, centred on them: a count on a board sits on the
     # pile itself, over the board's printed art, where a word below it would run into the next place
     plate: tuple[float, float] | None = None
+    # the box (left, top, right, bottom) of the pile a plate counts: where `_off_the_words` looks
+    # for room when the plate's first place would cover the board's printed words
+    pile: Box | None = None
 
     @property
     def plate_box(self) -> tuple[float, float, float, float] | None:
@@ -115,6 +122,8 @@ class PlaceDrawing:
             p.x, p.y = p.x + dx, p.y + dy
         for t in self.tags:
             t.x, t.y = t.x + dx, t.y + dy
+            if t.pile:
+                t.pile = (t.pile[0] + dx, t.pile[1] + dy, t.pile[2] + dx, t.pile[3] + dy)
         return self
 
     @property
@@ -189,6 +198,10 @@ def lay_out(helpers: Helpers, players: int, seats: int | None = None, page_width
         first = group.pictures[0]
         group.moved(bx + ax - (first.x + first.w / 2), by + ay - (first.y + first.h / 2))
         places.append(group)
+    for board_id, board in boards.items():
+        lying = [g for p, g in on_board if p.place.on == board_id]
+        if lying:
+            _off_the_words(board.pictures[0], lying)
     frames: list[Frame] = []
     pad = font * 0.9
     header = font * 1.8
@@ -267,6 +280,68 @@ def _pack(groups: list[PlaceDrawing], width: float, top: float) -> float:
     return y + shelf if groups else top
 
 
+def _off_the_words(board: Picture, groups: list[PlaceDrawing]) -> None:
+    """Move each count's plate on `board` that would cover the board's printed words (those no
+    piece lies on), another place's pieces, an earlier plate or the board's edge: below its pile,
+    slid sideways as far as the pile reaches, else above it the same way, else across its pile's
+    bottom edge, which hides only the figure's own picture. The figure's words are several times
+    the board's, so a plate below a coin ran over the name printed under it (The King's Guild's
+    coin bank)."""
+    from ..preflight.geometry import read_shapes
+    from ..render.fonts import FontSet
+
+    scale = board.w / board.face.width
+    pieces = [(group, _box([p])) for group in groups for p in group.pictures]
+    printed = [(board.x + x0 * scale, board.y + y0 * scale, board.x + x1 * scale, board.y + y1 * scale)
+               for s in read_shapes(board.face.face.svg, board.face.fonts or FontSet()) if s.kind == "text"
+               for x0, y0, x1, y1 in [s.box]]
+    words = [w for w in printed if not any(_inside(w, piece) for _, piece in pieces)]
+    edge = (board.x, board.y, board.x + board.w, board.y + board.h)
+    plates: list[Box] = []
+    for group in groups:
+        taken = words + [piece for g, piece in pieces if g is not group]
+        for tag in group.tags:
+            if tag.plate is None or tag.pile is None:
+                continue
+            places = _plate_places(tag, tag.plate, tag.pile)
+            box = next((b for b in places if _inside(b, edge) and not any(_overlap(b, t) for t in taken + plates)),
+                       places[-1])
+            tag.x, tag.y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2 + tag.size * 0.35
+            plates.append(box)
+
+
+def _plate_places(tag: Tag, plate: tuple[float, float], pile: Box) -> list[Box]:
+    """Where a count's plate may go, best first: where `_count` put it; below the pile, then above
+    it, centred and slid sideways while its middle stays over the pile; last, across the pile's
+    bottom edge, hiding half its height (a small pile in a slot full of words)."""
+    w, h = plate
+    inset = tag.size * 0.2
+    left, top, right, bottom = pile
+    middle, reach = (left + right) / 2, (right - left) / 2
+    slides = [0.0] + [side * reach * k / SLIDES for k in range(1, SLIDES + 1) for side in (-1, 1)]
+    first = tag.plate_box
+    assert first is not None
+    places = [(first[0], first[1], first[0] + w, first[1] + h)]
+    for y in (bottom + inset, top - inset - h):
+        places += [(middle + dx - w / 2, y, middle + dx + w / 2, y + h) for dx in slides]
+    places.append((middle - w / 2, bottom - h / 2, middle + w / 2, bottom + h / 2))
+    return places
+
+
+def _box(pictures: list[Picture]) -> Box:
+    return (min(p.x for p in pictures), min(p.y for p in pictures),
+            max(p.x + p.w for p in pictures), max(p.y + p.h for p in pictures))
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _inside(a: Box, b: Box) -> bool:
+    """Whether `a` lies wholly within `b`."""
+    return b[0] <= a[0] and a[2] <= b[2] and b[1] <= a[1] and a[3] <= b[3]
+
+
 class _Drawer:
     """Draws one place as a group whose top-left corner is (0, 0)."""
 
@@ -322,23 +397,25 @@ class _Drawer:
         drawing.w, drawing.h = width, y1 - y0 + top
         return drawing
 
-    def _count(self, drawing: PlaceDrawing, text: str, x: float, y: float, right: float,
-               infinity: bool = False) -> None:
-        """A pile's count: below it, centred on `x` (its bottom edge at `y`). On a board, on a plate
-        that keeps it legible over the board's printed art, and inside the pile's bottom right-hand
-        corner (`right`) where the plate takes at most PLATE_SHARE of the pile's width (a deck): a
+    def _count(self, drawing: PlaceDrawing, text: str, pile: Box, infinity: bool = False) -> None:
+        """A pile's count (`pile`: its left, top, right and bottom): below it, centred. On a board, on
+        a plate that keeps it legible over the board's printed art, and inside the pile's bottom
+        right-hand corner where the plate takes at most PLATE_SHARE of the pile's width (a deck): a
         count below a deck runs into the next place on the board. A small pile (a coin, a token)
-        keeps its count below it, so its face stays seen."""
+        keeps its count below it, so its face stays seen (`_off_the_words` moves a plate that
+        would cover the board's words)."""
+        left, _, right, bottom = pile
+        x = (left + right) / 2
         if not drawing.on_board:
-            drawing.tags.append(Tag(text, x, y + self.font * 1.15, self.font, infinity=infinity))
+            drawing.tags.append(Tag(text, x, bottom + self.font * 1.15, self.font, infinity=infinity))
             return
         size = self.font * PLATE_WORDS
         w, h, inset = size * ((1.0 if infinity else 0.56 * len(text)) + 0.6), size * 1.2, size * 0.2
-        if w <= PLATE_SHARE * 2 * (right - x):  # right - x: half the pile's width
-            cx, cy = right - inset - w / 2, y - inset - h / 2
+        if w <= PLATE_SHARE * (right - left):
+            cx, cy = right - inset - w / 2, bottom - inset - h / 2
         else:
-            cx, cy = x, y + inset + h / 2
-        drawing.tags.append(Tag(text, cx, cy + size * 0.35, size, infinity=infinity, plate=(w, h)))
+            cx, cy = x, bottom + inset + h / 2
+        drawing.tags.append(Tag(text, cx, cy + size * 0.35, size, infinity=infinity, plate=(w, h), pile=pile))
 
     def _pile(self, drawing: PlaceDrawing, placed: Placed) -> None:
         """A pile: its back (or its top card, face up) with two more under it, and its size."""
@@ -350,8 +427,7 @@ class _Drawer:
             card = placed.cards[i]
             up = placed.face_up and i == 0
             drawing.pictures.append(self.picture(card if up else top, up, i * step, i * step, shadow=i == shown - 1))
-        self._count(drawing, f"×{len(placed.cards)}", (w + (shown - 1) * step) / 2, h + (shown - 1) * step,
-                    w + (shown - 1) * step)
+        self._count(drawing, f"×{len(placed.cards)}", (0.0, 0.0, w + (shown - 1) * step, h + (shown - 1) * step))
 
     def _stacks(self, drawing: PlaceDrawing, placed: Placed, unlimited: bool) -> None:
         """Pieces: one small stack per different piece, with how many there are (∞: as many as needed)."""
@@ -367,8 +443,8 @@ class _Drawer:
             for i in range(shown - 1, -1, -1):
                 drawing.pictures.append(self.picture(card, True, x + i * step, i * step, shadow=i == shown - 1))
             if n > 1 or unlimited:
-                self._count(drawing, "∞" if unlimited else f"×{n}", x + (w + (shown - 1) * step) / 2,
-                            h + (shown - 1) * step, x + w + (shown - 1) * step, infinity=unlimited)
+                self._count(drawing, "∞" if unlimited else f"×{n}",
+                            (x, 0.0, x + w + (shown - 1) * step, h + (shown - 1) * step), infinity=unlimited)
             x += dx if dx else w + (shown - 1) * step + max(NEAR, self.font * 2.2 if n > 1 else NEAR)
 
     def _fan(self, drawing: PlaceDrawing, placed: Placed) -> None:
