@@ -77,11 +77,14 @@ class BarProgress:
 @click.option("--write", "write_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the proposed version into the project, as this new file "
                    "(versions/<game>/<new>.yml; never over an existing file).")
+@click.option("--report/--no-report", default=True, show_default=True,
+              help="Write the HTML report (a plot per value and the search history; drawing it takes about a "
+                   "second). --no-report removes the report an earlier run left for this version or study.")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def command(ctx, game, version, vary, targets, trials, games, seed, players, bots, max_rounds, scheduler, jobs,
-            study_name, write_path, fmt, quiet):
+            study_name, write_path, report, fmt, quiet):
     """Search card values towards balance targets: candidates played by bots on paired seeds."""
     from ..balance.play import player_for
     from ..balance.run import make_plan, study_file
@@ -123,7 +126,7 @@ def command(ctx, game, version, vary, targets, trials, games, seed, players, bot
         sys.exit(130)
     finally:
         player.close()
-    _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path)
+    _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path, report)
     if fmt == "json":
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
@@ -164,7 +167,7 @@ def _check_write(project, g, path: Path) -> None:
                          f"(e.g. versions/{g.id}/3.2.yml)")
 
 
-def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path) -> None:
+def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, write_path, report) -> None:
     from ..atomic import write_text
     from ..balance.proposal import version_text
     from ..balance.report import render_report
@@ -175,7 +178,7 @@ def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, w
     def rel(path: Path) -> str:  # relative to the project: the same document on every machine
         return Path(os.path.relpath(path, project.root)).as_posix()
 
-    doc["report"] = rel(report_path)
+    doc["report"] = rel(report_path) if report else None
     text = None
     if found:
         s = doc["settings"]
@@ -190,7 +193,11 @@ def _write_outputs(project, folder, snapshot, doc, proposal_path, report_path, w
         elif out.owns(proposal_path):  # an earlier run's proposal: this run proposes no change
             proposal_path.unlink()
             out.forget(proposal_path)
-        write_text(report_path, render_report(doc))
+        if report:
+            write_text(report_path, render_report(doc))
+        elif out.owns(report_path):  # an earlier run's report: it would be taken for this run's
+            report_path.unlink()
+            out.forget(report_path)
     if write_path is not None:
         if text is None:
             raise InputError(f"--write {write_path}: nothing to write, the values as they are scored best")
