@@ -9,7 +9,10 @@ docs' names) or needs more than mini has (a sentence printed by more than three 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -186,6 +189,19 @@ def test_every_document_template_is_rendered_by_validate(cli, tmp_path, template
     build = cli("build", "--no-png", "--paper", "a4", cwd=root)
     assert build.code == 1 and build.err.strip() == f"error: templates/dragon-race/{template}:{line}: {finding['message']}"
 
+
+def test_validate_imports_no_pdf_library_and_no_pool(mini_shared):
+    """`validate` fills the documents' templates but lays out, reads and writes no PDF and
+    starts no process: in a fresh process (as a user runs it) neither pikepdf, PIL, weasyprint
+    nor the worker pool is imported."""
+    code = ("import sys\nfrom cardgen.cli import main\n"
+            "try:\n    main(['validate'])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m for m in ('pikepdf', 'PIL', 'weasyprint', 'cardgen.render.workers', 'multiprocessing')"
+            " if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=mini_shared, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert "0 errors" in proc.stdout and proc.stdout.splitlines()[-1] == "[]", proc.stdout
 
 # --- issue 28: claims merge over versions, and diff shows them -------------------------------
 # On a copy of tests/projects/mini: its version 3, written here over version 2, makes claims of
