@@ -9,7 +9,10 @@ docs' names) or needs more than mini has (a sentence printed by more than three 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -186,6 +189,49 @@ def test_every_document_template_is_rendered_by_validate(cli, tmp_path, template
     build = cli("build", "--no-png", "--paper", "a4", cwd=root)
     assert build.code == 1 and build.err.strip() == f"error: templates/dragon-race/{template}:{line}: {finding['message']}"
 
+
+def test_validate_imports_no_pdf_library_and_no_pool(mini_shared):
+    """`validate` fills the documents' templates but lays out, reads and writes no PDF and
+    starts no process: in a fresh process (as a user runs it) neither pikepdf, PIL, weasyprint
+    nor the worker pool is imported."""
+    code = ("import sys\nfrom cardgen.cli import main\n"
+            "try:\n    main(['validate'])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m for m in ('pikepdf', 'PIL', 'weasyprint', 'cardgen.render.workers', 'multiprocessing')"
+            " if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=mini_shared, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert "0 errors" in proc.stdout and proc.stdout.splitlines()[-1] == "[]", proc.stdout
+
+def test_a_template_reading_the_paper_is_checked_on_every_paper(cli, tmp_path, monkeypatch):
+    """A template may branch on `paper`: one failing on Letter alone (here in a macro file
+    imported without context, which reads the paper from the globals) is a finding of validate
+    as it is an error of build. A document none of whose templates names `paper` is filled once
+    for both papers (the page's size and name are put in afterwards)."""
+    from cardgen.rulebook import document
+
+    assert cli("new", "Dragon Race", cwd=tmp_path).code == 0
+    root = tmp_path / "dragon-race"
+    fills: list[str] = []
+    filled = document._filled
+    monkeypatch.setattr(document, "_filled", lambda *args: fills.append(args[4].name) or filled(*args))
+    assert cli("validate", cwd=root).code == 0
+    assert fills == ["A4", "A4"]  # the rulebook, then the notes
+    (root / "templates/dragon-race/letter.j2").write_text(
+        '{% macro note() %}\n{% if paper.name == "Letter" %}{{ deck("main-deck").name }}{% endif %}\n'
+        "{% endmacro %}\n")
+    rulebook = root / "templates/dragon-race/rulebook.html.j2"
+    lines = rulebook.read_text().splitlines()
+    lines.insert(lines.index("{% block rules %}") + 1, '{% import "letter.j2" as letter %}{{ letter.note() }}')
+    rulebook.write_text("\n".join(lines) + "\n")
+    fills.clear()
+    code, report = validate_json(cli, root)
+    assert code == 1 and fills == ["A4", "Letter"], (fills, report)
+    [finding] = report["findings"]
+    assert (finding["code"], finding["file"], finding["line"]) == ("rulebook", "templates/dragon-race/letter.j2", 2)
+    assert "mentions deck 'main-deck', which the game does not declare" in finding["message"]
+    build = cli("build", "--no-png", "--paper", "letter", cwd=root)
+    assert build.code == 1 and build.err.strip() == f"error: templates/dragon-race/letter.j2:2: {finding['message']}"
 
 # --- issue 28: claims merge over versions, and diff shows them -------------------------------
 # On a copy of tests/projects/mini: its version 3, written here over version 2, makes claims of

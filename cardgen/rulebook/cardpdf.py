@@ -20,13 +20,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pikepdf
-from PIL import Image
-
 from ..buildtypes import BuildOptions, Face, FaceFiles, Progress, RenderedSet
 from ..cache import Cache
 
 if TYPE_CHECKING:  # a worker laying a document out imports this module, and none of the data model
+    import pikepdf
+
     from ..data.project import Project
 
 MARKER = (0xCA, 0x4D, 0x67)  # "cardgen" in the first pixel
@@ -35,6 +34,8 @@ WIDTH = 12  # the marker + 11 pixels = 33 bytes for a 32-byte digest (one byte o
 
 def placeholder_png(digest: str) -> bytes:
     """The placeholder image standing for the face whose SVG has this sha256 digest."""
+    from PIL import Image  # here, like pikepdf below: filling a template (`validate`) needs neither
+
     data = bytes(MARKER) + bytes.fromhex(digest) + b"\0"
     image = Image.frombytes("RGB", (WIDTH, 1), data)
     out = io.BytesIO()
@@ -44,6 +45,8 @@ def placeholder_png(digest: str) -> bytes:
 
 def placeholder_digest(obj: pikepdf.Object) -> str | None:
     """The face digest a placeholder image XObject stands for; None for any other object."""
+    import pikepdf
+
     if not isinstance(obj, pikepdf.Stream) or obj.get("/Subtype") != "/Image":
         return None
     if obj.get("/Width") != WIDTH or obj.get("/Height") != 1:
@@ -103,6 +106,8 @@ def card_pdfs(project: Project, digests: Iterable[str], files: dict[str, FaceFil
 
 def place_cards(data: bytes, pdfs: dict[str, Path]) -> bytes:
     """Swap every placeholder image in the PDF for the form XObject of its face's PDF."""
+    import pikepdf
+
     with pikepdf.open(io.BytesIO(data)) as doc, contextlib.ExitStack() as sources:
         forms: dict[str, pikepdf.Object] = {}
         for obj in list(doc.objects):
@@ -127,6 +132,8 @@ def place_cards(data: bytes, pdfs: dict[str, Path]) -> bytes:
 
 def _unit_form(card: pikepdf.Pdf) -> pikepdf.Object:
     """The card's page as a form drawn into the unit square, where an image XObject draws."""
+    import pikepdf
+
     page = card.pages[0]
     form = page.as_form_xobject()
     x0, y0, x1, y1 = (float(v) for v in page.mediabox)

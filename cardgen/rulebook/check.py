@@ -1,6 +1,7 @@
 """What `validate` checks of the documents `build` lays out: the rulebook's and the designer's
-notes' HTML, rendered from their templates as the build renders them, on every paper, without
-the PDF layout (the slow part). A template asking for a deck the data lacks is then a finding of
+notes' HTML, rendered from their templates as the build renders them, on every paper (once for
+all of them where no template names `paper`: `document.check_papers`), without the PDF layout
+(the slow part). A template asking for a deck the data lacks is then a finding of
 `validate`, as it is an error of `build`, and a clean `validate` means a build that works."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from ..cardstage import DrawnCards
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..errors import CardgenError, Finding
-from .document import rulebook_html
+from .document import check_papers
 from .notes import TEMPLATE as NOTES_TEMPLATE
 from .notes import has_notes, notes_values
 from .stage import has_rulebook_words
@@ -23,13 +24,12 @@ def document_findings(project: Project, snapshot: Snapshot, rendered: RenderedSe
     template = snapshot.game.file.rulebook
     if not template or not has_rulebook_words(snapshot):
         return []  # the build lays out no rulebook either
+    papers = [PAPER_SIZES[paper] for paper in PAPER_NAMES]
     try:
-        for paper in PAPER_NAMES:
-            rulebook_html(project, snapshot, rendered, template, PAPER_SIZES[paper])
+        check_papers(project, snapshot, rendered, template, papers)
         if has_notes(project, snapshot):
-            extra = notes_values(project, snapshot, findings)
-            for paper in PAPER_NAMES:
-                rulebook_html(project, snapshot, rendered, NOTES_TEMPLATE, PAPER_SIZES[paper], extra=extra)
+            check_papers(project, snapshot, rendered, NOTES_TEMPLATE, papers,
+                         extra=notes_values(project, snapshot, findings))
     except CardgenError as exc:
         return [Finding("error", "rulebook", exc.message, exc.loc)]
     return []

@@ -9,10 +9,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from jinja2 import TemplateError, TemplateNotFound, TemplateSyntaxError
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from ..buildtypes import FaceFiles, Paper, RenderedSet
@@ -24,12 +27,16 @@ from ..data.translator import translator_of
 from ..errors import BuildError, CardgenError, Loc
 from ..i18n.own import RulebookWords
 from ..render.templating import template_environment
+from ..units import svg_number
 from .cardpdf import card_pdfs, faces_dir, place_cards
 from .helpers import FaceStore, Helpers, RulebookError, font_faces
 from .layout import Pdf, Places, RulebookDocument, lay_out
 from .outline import outline
 
 CONTENTS_RE = re.compile(r"<!--cardgen:contents ([0-9,]+)-->")
+# what `page_size()` and `paper_name()` give a template, the same on every paper (see `check_papers`)
+PAGE_SIZE = "<!--cardgen:page-size-->"
+PAPER_NAME = "<!--cardgen:paper-name-->"
 
 
 def with_cards(project: Project, pdf: Pdf, files: dict[str, FaceFiles]) -> Pdf:
@@ -47,9 +54,52 @@ def with_cards(project: Project, pdf: Pdf, files: dict[str, FaceFiles]) -> Pdf:
 def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
                   paper: Paper, extra: dict | None = None) -> RulebookDocument:
     """`extra`: more values for the template (the designer's notes get findings and questions)."""
+    return _filled(project, snapshot, rendered, template, paper, extra, Context)
+
+
+def check_papers(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str,
+                 papers: Sequence[Paper], extra: dict | None = None) -> None:
+    """Fill `template` as `rulebook_html` does for each of `papers`, raising its `BuildError` at
+    the first that fails; once for all of them when no template of the document names `paper`.
+
+    The paper is then no input of the filling: the page's size and name reach the HTML only
+    through `page_size()` and `paper_name()`, the same text on every paper until the template is
+    filled, so what fails on one paper fails on every one. A template that names `paper` (a
+    frame resolving it, run or not) may branch on it and is filled on every paper.
+    """
+    for paper in papers:
+        context = _noting_paper()
+        _filled(project, snapshot, rendered, template, paper, extra, context)
+        if not context.named:
+            return
+
+
+class _PaperNoting(Context):
+    """A template context that notes on its class whether a template resolved `paper`."""
+
+    named = False
+
+    def resolve_or_missing(self, key: str) -> Any:
+        if key == "paper":
+            type(self).named = True
+        return super().resolve_or_missing(key)
+
+
+def _noting_paper() -> type[_PaperNoting]:
+    """A class of its own for one filling, whose every context (imports, includes) notes there."""
+
+    class Filling(_PaperNoting):
+        pass
+
+    return Filling
+
+
+def _filled(project: Project, snapshot: Snapshot, rendered: RenderedSet, template: str, paper: Paper,
+            extra: dict | None, context: type[Context]) -> RulebookDocument:
     game_dir = project.templates_dir / snapshot.game.id
     store = FaceStore(faces_dir(project))
     env = template_environment(project, snapshot.game.id)  # sandboxed, and never leaves the template folders
+    env.context_class = context
     words = translator_of(snapshot)
     RulebookWords(words).install(env)  # the game's words, then cardgen's own
     helpers = Helpers(project, snapshot, rendered, store)
@@ -58,6 +108,8 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
         contents=contents,
         font_faces=font_faces(helpers.fonts),
         paper=paper,
+        page_size=lambda: Markup(PAGE_SIZE),
+        paper_name=lambda: Markup(PAPER_NAME),
         template_url=lambda name: _template_url(project, name),
     )
     env.globals.update(extra or {})
@@ -80,7 +132,7 @@ def rulebook_html(project: Project, snapshot: Snapshot, rendered: RenderedSet, t
     except (TemplateError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise BuildError(f"rulebook template failed: {type(exc).__name__}: {exc}",
                          _where(exc.__traceback__, project, path)) from None
-    return RulebookDocument(path, fill_contents(text), game_dir.as_uri() + "/", tuple(words.missing))
+    return RulebookDocument(path, fill_paper(fill_contents(text), paper), game_dir.as_uri() + "/", tuple(words.missing))
 
 
 def contents(levels: tuple[int, ...] = (2, 3)) -> Markup:
@@ -97,6 +149,13 @@ def fill_contents(text: str) -> str:
     items = "\n".join(f'<li class="level-{e.level}"><a href="#{escape(e.id)}">{escape(e.text)}</a></li>'
                       for e in doc.entries)
     return CONTENTS_RE.sub(lambda _: f'<ol class="contents-list">\n{items}\n</ol>', str(doc.html), count=1)
+
+
+def fill_paper(text: str, paper: Paper) -> str:
+    """Put the page's size (CSS `@page` `size`) and the paper's name (`a4`, `half-letter`) where
+    the template wrote `page_size()` and `paper_name()`."""
+    size = f"{svg_number(paper.width_mm)}mm {svg_number(paper.height_mm)}mm"
+    return text.replace(PAGE_SIZE, size).replace(PAPER_NAME, paper.name.lower())
 
 
 def _template_url(project: Project, name: str) -> Markup:

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pikepdf
-
 from ..builtin import BUILTIN_DIR, FONTS_DIR, ICONS_DIR, TEMPLATES_DIR
 from ..errors import BuildError, Loc
 from ..render.fonts import FontSet
@@ -165,6 +163,8 @@ def _check_fonts(data: bytes, families: list[str], where: Loc) -> None:
     weasyprint falls back to any font fontconfig knows when a character is missing from the
     chosen one; the PDF would then depend on the machine that built it.
     """
+    import pikepdf  # here: `document` imports this module to fill templates (`validate`), which reads no PDF
+
     with pikepdf.open(io.BytesIO(data)) as pdf:
         for obj in pdf.objects:
             if not isinstance(obj, pikepdf.Dictionary) or obj.get("/Type") != "/FontDescriptor":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import cache as cache_mod
 from ..buildtypes import BuildOptions, Output, RenderedSet
@@ -24,8 +25,10 @@ from ..data.versions import resolve
 from ..diff.compare import VersionDiff, compare, value_text
 from ..errors import Finding
 from ..files import notes_name
-from ..render.workers import Workers
 from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
+
+if TYPE_CHECKING:  # the build's pool, which `validate` never starts
+    from ..render.workers import Workers
 
 TEMPLATE = "notes.html.j2"
 CODE_VERSION = "notes-1"  # bump when this module changes what the notes look like

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-
-import pikepdf
+from typing import TYPE_CHECKING
 
 from .. import cache as cache_mod
 from ..atomic import write_bytes
@@ -27,9 +25,13 @@ from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..outputs import keeps
 from ..render.fonts import fonts_digest
-from ..render.workers import Later, Workers
 from .document import rulebook_html, with_cards
 from .layout import Pdf, Places, RulebookDocument, lay_out
+
+if TYPE_CHECKING:  # the pool is the caller's; `validate` imports this package and starts none
+    from concurrent.futures import Future
+
+    from ..render.workers import Later, Workers
 
 
 def _standard_page(paper: str) -> Paper:
@@ -151,6 +153,8 @@ def build_papers(project: Project, snapshot: Snapshot, rendered: RenderedSet, do
     `files`: the build's card renders, whose PDFs are the card pictures (faces missing there are
     rendered first). `jobs`: processes for two papers or more (one paper lays out here).
     """
+    from ..render.workers import Workers
+
     count = jobs if len(papers) > 1 else 1  # one paper: no process to start
     with Workers(count, project.fonts_dir, font_cache(project)) as workers:
         return start_papers(project, snapshot, rendered, document, papers, out_dir, manifest, workers).finish(files)
@@ -182,5 +186,7 @@ def font_cache(project: Project) -> Path:
 
 
 def _pages(path: Path) -> int:
+    import pikepdf  # here: `validate` imports this module and reads no PDF
+
     with pikepdf.open(path) as pdf:
         return len(pdf.pages)

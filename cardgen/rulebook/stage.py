@@ -15,14 +15,17 @@ shared with the booklet and the designer's notes.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import cache as cache_mod
 from ..buildtypes import BuildOptions, FaceFiles, Output, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..files import rulebook_name
-from ..render.workers import Workers
 from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
+
+if TYPE_CHECKING:  # the build's pool, which `validate` never starts
+    from ..render.workers import Workers
 
 CODE_VERSION = "rulebook-2"  # bump when this package changes what a rulebook looks like
 
