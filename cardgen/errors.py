@@ -39,6 +39,13 @@ class Loc:
                 where += f":{self.column}"
         return where
 
+    @property
+    def cited(self) -> str:
+        """The place as a finding's message names it (`1.yml:11:16`): the file's name, not its
+        path, which `str()` gives relative to the working directory, so the same data gives the
+        same message (and the same designer's notes) wherever cardgen runs."""
+        return ":".join(str(part) for part in (Path(self.file).name, self.line, self.column) if part)
+
 
 def column_letter(column: int) -> str:
     """1 -> A, 27 -> AA: spreadsheet column names."""

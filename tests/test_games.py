@@ -93,7 +93,7 @@ def test_way_of_the_blade_and_one_true_king_validate_clean(cli):
         assert "0 errors, 0 warnings" in result.out
 
 
-def test_knightfall_reports_the_troop_size_contradiction(cli):
+def test_knightfall_reports_the_troop_size_contradiction(cli, tmp_path):
     code, findings = _findings(cli, "knightfall")
     assert code == 0  # a warning: the build goes on with the layout's reading
     assert [(f["severity"], f["code"]) for f in findings] == [("warning", "knightfall-troop-size")]
@@ -101,8 +101,13 @@ def test_knightfall_reports_the_troop_size_contradiction(cli):
     assert finding["file"] == "versions/knightfall/1.yml"
     lines = (ROOT / finding["file"]).read_text().splitlines()
     assert lines[finding["line"] - 1].lstrip().startswith("troop_positions:")
-    assert "at most 10 cards (troop_limit, versions/knightfall/1.yml:" in finding["message"]
+    cited = re.search(r"at most 10 cards \(troop_limit, 1\.yml:(\d+):(\d+)\)", finding["message"])
+    assert cited, finding["message"]
+    assert lines[int(cited[1]) - 1][int(cited[2]) - 1:].startswith("10")  # the troop_limit's value
     assert "1 knight + 3 archers + 4 mages = 8 positions" in finding["message"]
+    # the message (printed in the designer's notes) is the same wherever cardgen runs
+    result = cli("--project", str(ROOT), "validate", "--game", "knightfall", "--format", "json", cwd=tmp_path)
+    assert [f["message"] for f in json.loads(result.out)["findings"]] == [finding["message"]]
 
 
 def test_one_true_king_grid_check_fails_when_a_card_is_missing(cli, project_copy):

@@ -56,7 +56,7 @@ def _seals(snapshot, report):
         held = sum(c.count for c in mine)
         if wanted is not None and held != wanted:
             report.error("kg-seals", f"{snapshot.symbols[gid].name} has {held} Seal tokens, expected "
-                         f"{wanted} (sigilli_per_gilda, {snapshot.rule_locs['sigilli_per_gilda']})",
+                         f"{wanted} (sigilli_per_gilda, {snapshot.rule_locs['sigilli_per_gilda'].cited})",
                          card=mine[0] if mine else None,
                          loc=mine[0].loc_of("count") if mine else snapshot.symbol_locs[gid])
 

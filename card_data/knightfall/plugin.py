@@ -34,7 +34,7 @@ def _troop(snapshot, report):
     if limit is not None and total != limit:
         counts = " + ".join(f"{n} {key}" for key, n in positions.items())
         report.warning("knightfall-troop-size", f"the troop holds at most {limit} cards (troop_limit, "
-                       f"{locs['troop_limit']}) but its layout has {counts} = {total} positions; the seed "
+                       f"{locs['troop_limit'].cited}) but its layout has {counts} = {total} positions; the seed "
                        "says both, the camp map draws the layout", loc=where)
     first = rules.get("first_draw") or 0
     if first > total:
