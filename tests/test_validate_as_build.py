@@ -216,7 +216,7 @@ def test_a_template_reading_the_paper_is_checked_on_every_paper(cli, tmp_path, m
     filled = document._filled
     monkeypatch.setattr(document, "_filled", lambda *args: fills.append(args[4].name) or filled(*args))
     assert cli("validate", cwd=root).code == 0
-    assert fills == ["A4", "A4"]  # the rulebook, then the notes
+    assert fills == ["A4", "A5", "A4"]  # the rulebook, its booklet's pages, then the notes
     (root / "templates/dragon-race/letter.j2").write_text(
         '{% macro note() %}\n{% if paper.name == "Letter" %}{{ deck("main-deck").name }}{% endif %}\n'
         "{% endmacro %}\n")
@@ -226,12 +226,31 @@ def test_a_template_reading_the_paper_is_checked_on_every_paper(cli, tmp_path, m
     rulebook.write_text("\n".join(lines) + "\n")
     fills.clear()
     code, report = validate_json(cli, root)
-    assert code == 1 and fills == ["A4", "Letter"], (fills, report)
+    assert code == 1 and fills == ["A4", "Letter"], (fills, report)  # the first failure ends the check
     [finding] = report["findings"]
     assert (finding["code"], finding["file"], finding["line"]) == ("rulebook", "templates/dragon-race/letter.j2", 2)
     assert "mentions deck 'main-deck', which the game does not declare" in finding["message"]
     build = cli("build", "--no-png", "--paper", "letter", cwd=root)
     assert build.code == 1 and build.err.strip() == f"error: templates/dragon-race/letter.j2:2: {finding['message']}"
+
+
+def test_a_template_failing_in_the_booklet_alone_is_a_finding_of_validate(cli, tmp_path):
+    """The blocks only a booklet prints (its player aid, its back cover) are filled by validate
+    too: one asking for a deck the game lacks fails `build --booklet` and is validate's finding,
+    while a build without the booklet still works."""
+    assert cli("new", "Dragon Race", cwd=tmp_path).code == 0
+    root = tmp_path / "dragon-race"
+    rulebook = root / "templates/dragon-race/rulebook.html.j2"
+    rulebook.write_text(rulebook.read_text() + '{% block player_aid %}\n{{ deck("no-such-deck").name }}\n{% endblock %}\n')
+    code, report = validate_json(cli, root)
+    assert code == 1, report
+    [finding] = report["findings"]
+    assert finding["code"] == "rulebook" and finding["file"] == "templates/dragon-race/rulebook.html.j2"
+    assert rulebook.read_text().splitlines()[finding["line"] - 1] == '{{ deck("no-such-deck").name }}'
+    build = cli("build", "--no-png", "--paper", "a4", "--booklet", cwd=root)
+    where = f"templates/dragon-race/rulebook.html.j2:{finding['line']}"
+    assert build.code == 1 and build.err.strip() == f"error: {where}: {finding['message']}"
+    assert cli("build", "--no-png", "--paper", "a4", cwd=root).code == 0
 
 # --- issue 28: claims merge over versions, and diff shows them -------------------------------
 # On a copy of tests/projects/mini: its version 3, written here over version 2, makes claims of

@@ -16,18 +16,21 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
-
-import pikepdf
+from typing import TYPE_CHECKING
 
 from .. import cache as cache_mod
 from ..buildtypes import PAPER_SIZES, BuildOptions, FaceFiles, Output, Paper, RenderedSet
 from ..data.project import Project
 from ..data.snapshot import Snapshot
 from ..files import booklet_name
-from ..render.workers import Workers
 from ..units import mm_to_pt
 from .document import Pdf
 from .papers import PaperDocument, PendingPdfs, build_papers, start_papers
+
+if TYPE_CHECKING:  # `validate` fills the booklet's HTML (booklet_document) and reads no PDF
+    import pikepdf
+
+    from ..render.workers import Workers
 
 CODE_VERSION = "booklet-4"  # bump when this module changes what a booklet looks like
 HALVES = {"a4": Paper("A5", 148.0, 210.0), "letter": Paper("Half-Letter", 139.7, 215.9)}  # half of each sheet
@@ -81,6 +84,8 @@ def spare_pages(pdf: pikepdf.Pdf) -> dict[str, range]:
     names = pdf.Root.get("/Names")
     if names is None or "/Dests" not in names:
         return {}
+    import pikepdf
+
     dests = pikepdf.NameTree(names.Dests)
     index = {_objgen(page.obj): n for n, page in enumerate(pdf.pages)}
     starts = {name: index[_objgen(dests[name][0])] for name in SPARES if name in dests}
@@ -109,6 +114,8 @@ def booklet_order(pdf: pikepdf.Pdf) -> list[int]:
 def impose(pdf_data: bytes, sheet: Paper) -> bytes:
     """Booklet pages (one per PDF page) -> landscape sheets in saddle-stitch order, two up; of the
     spare pages at the end (`spare_pages`), only those `booklet_order` chooses."""
+    import pikepdf
+
     width, height = mm_to_pt(sheet.height_mm), mm_to_pt(sheet.width_mm)  # landscape
     with pikepdf.open(io.BytesIO(pdf_data)) as src, pikepdf.new() as out:
         order = booklet_order(src)
@@ -137,6 +144,8 @@ def _place(page: pikepdf.Page, source: pikepdf.Page, number: int, rect: pikepdf.
     Not `page.add_overlay`: that names the XObject at random, and the same rulebook would
     make different bytes on every build.
     """
+    import pikepdf
+
     form = source.as_form_xobject()
     name = page.add_resource(form, pikepdf.Name.XObject, pikepdf.Name(f"/Page{number}"))
     page.contents_add(b"q\n" + page.calc_form_xobject_placement(form, name, rect) + b"Q\n")
@@ -173,6 +182,8 @@ def start_booklets(project: Project, snapshot: Snapshot, rendered: RenderedSet, 
 
 def _imposed(paper: str, pdf: Pdf) -> tuple[bytes, int]:
     """The laid-out booklet pages on the paper's sheets, and the count of printed sides."""
+    import pikepdf
+
     with pikepdf.open(io.BytesIO(pdf.data)) as laid_out:
         printed = len(booklet_order(laid_out))
     return impose(pdf.data, PAPER_SIZES[paper]), len(saddle_stitch(printed))
